@@ -1,0 +1,40 @@
+# Makefile: build the C helpers, lint and test the kit.
+#   make            build the helpers (helpers/)
+#   make check      lint, then every bats test (needs root for most of them)
+#   make lint       shellcheck, shfmt and a -Werror build of the helpers
+#   make test       the bats tests only; TESTS=tests/server narrows them
+#   make bench      the helpers' CPU benchmark (prints ratios; not a test)
+#   make install    install the helpers into $(DESTDIR)$(PREFIX)/bin
+#   make clean      remove build products
+PREFIX ?= /usr/local
+BATS ?= bats
+TESTS ?= tests
+SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run bench/*.sh .ci/run)
+BATS_FILES = $(wildcard tests/*/*.bats)
+
+all: helpers
+
+helpers:
+	$(MAKE) -C helpers
+
+check: lint test
+
+lint:
+	shellcheck -x $(SHELL_FILES)
+	shellcheck -s bash $(wildcard tests/test_helper/*.bash)
+	shfmt -d $(SHELL_FILES) $(wildcard tests/test_helper/*.bash)
+	$(MAKE) -C helpers CFLAGS_EXTRA=-Werror
+
+test: helpers
+	$(BATS) --timing -r $(TESTS)
+
+bench: helpers
+	bench/helpers-bench.sh
+
+install: helpers
+	$(MAKE) -C helpers install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+clean:
+	$(MAKE) -C helpers clean
+
+.PHONY: all helpers check lint test bench install clean
