@@ -22,6 +22,7 @@ check: lint test
 lint:
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash $(wildcard tests/test_helper/*.bash)
+	shellcheck -s bats $(BATS_FILES)
 	shfmt -d $(SHELL_FILES) $(wildcard tests/test_helper/*.bash)
 	$(MAKE) -C helpers CFLAGS_EXTRA=-Werror
 

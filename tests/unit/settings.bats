@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2016 # the bash -c programs expand in the child
 # lib/settings.sh: defaults, file, environment, validation. No root needed.
 
 setup() {
