@@ -1,0 +1,144 @@
+# lib/report.jq: turn results.json (the input) into report.md (raw output, jq -r).
+# Needs --slurpfile advice lib/advice.json.
+
+# Order of the metrics in the report: the order of the guide.
+def order: ["startup", "recovery", "login", "seqwrite", "seqread", "randread", "randwrite",
+  "latency", "errors", "metadata", "concurrency", "cpu", "memory"];
+
+# A number for humans: integers as they are, else 3 significant places or so.
+def num:
+  if type != "number" then tostring
+  elif . == floor and fabs < 1e15 then tostring
+  elif fabs >= 100 then round | tostring
+  elif fabs >= 10 then (. * 10 | round) / 10 | tostring
+  elif fabs >= 1 then (. * 100 | round) / 100 | tostring
+  else (. * 1000 | round) / 1000 | tostring
+  end;
+
+# Any value for humans.
+def show:
+  if . == null then "—"
+  elif type == "number" then num
+  elif type == "boolean" then (if . then "yes" else "no" end)
+  elif type == "array" then map(show) | join(", ")
+  elif type == "object" then to_entries | map("\(.key) \(.value | show)") | join(", ")
+  else tostring
+  end;
+
+# Text safe inside a table cell.
+def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+
+def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") end;
+
+# Labels of the detail keys the metrics write; unknown keys show as they are.
+def key_label:
+  {
+    "lat_ms": "time per request (ms)", "read_lat_ms": "read time (ms)",
+    "write_lat_ms": "write time (ms)", "login_ms": "login works after (ms)",
+    "recovery_s": "client can write after (s)", "rate_per_s": "rate per second",
+    "ops": "operations", "errors": "errors", "workers": "clients at once",
+    "duration_s": "measured for (s)", "first_error": "first error",
+    "cpu_us": "smbd CPU (µs)", "cpu_per_login_ms": "smbd CPU per login (ms)",
+    "per_read_us": "smbd CPU per 4 KiB read (µs)", "per_gb_ms": "smbd CPU per GB read (ms)",
+    "per_login_ms": "smbd CPU per login (ms)", "cpu_source": "CPU counted from",
+    "bw_mbs": "MB/s", "iops": "IOPS", "fio_busy_pct": "fio CPU busy (%)",
+    "achieved_iops": "achieved requests/s", "asked_iops": "asked requests/s",
+    "held": "connections held", "asked": "connections asked",
+    "pss_before_kb": "PSS of all smbd before (KiB)", "pss_during_kb": "PSS of all smbd during (KiB)",
+    "processes_before": "smbd processes before", "processes_during": "smbd processes during",
+    "per_conn_mb": "PSS per connection (MB)", "rss_one_mb": "RSS of one client's smbd (MB)",
+    "max_rss_mb": "largest RSS of one smbd (MB)", "files_per_folder": "files per folder at the end",
+    "left_behind": "files left behind", "requests": "requests", "fio_errors": "errors fio saw",
+    "server_failed": "requests the server answered with an error", "reconnects": "reconnects",
+    "method": "method", "command": "command", "kept_up": "kept up", "clients": "clients",
+    "connected": "connected"
+  }[.] // .;
+
+# Markdown table from an array of objects (columns = keys of the first row, plus later ones).
+def table:
+  (map(keys_unsorted) | add | unique_by(.) ) as $all
+  | (.[0] | keys_unsorted) as $first
+  | ($first + ($all - $first)) as $cols
+  | ("| " + ($cols | map(key_label | cell) | join(" | ")) + " |"),
+    ("|" + ($cols | map("---") | join("|")) + "|"),
+    (.[] | . as $row | "| " + ($cols | map($row[.] | show | cell) | join(" | ")) + " |");
+
+# The detail block of one metric.
+def details_md:
+  (.details // {}) | to_entries[]
+  | select(.key != "notes")
+  | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
+      "", "**\(.key | key_label)**", "", (.value | table), ""
+    else "- \(.key | key_label): \(.value | show)"
+    end;
+
+def result_md:
+  if .status == "SKIP" or .value == null then "—"
+  else "\(.value | num) \(.unit // "")"
+  end;
+
+def target_md:
+  if .target_text then .target_text
+  elif .target == null then "—"
+  else "\(.target_op | op_sign) \(.target | num) \(.unit // "")"
+  end;
+
+def verdict_md($c):
+  if .status == "PASS" then "PASS" elif .status == "FAIL" then "**FAIL**" else .status end;
+
+. as $r
+| ($advice[0]) as $adv
+| [order[] as $m | $r.metrics[$m] // empty] as $ms
+| ($r.system // {}) as $s
+| ($r.system.run // {}) as $run
+| "# Samba performance test: \($s.host // "?"), \($run.started_at // "?")",
+  "",
+  (if $r.incomplete then
+     "> **INCOMPLETE**: \($run.interrupted // "the run did not finish"). "
+     + "Results below are only those measured before it stopped"
+     + (([$run.requested[]? | select(($r.metrics[.] // null) == null)]) as $miss
+        | if ($miss | length) > 0 then "; not run: " + ($miss | join(", ")) else "" end)
+     + ".", ""
+   else empty end),
+  "| | |",
+  "|---|---|",
+  "| When | \($run.started_at // "?") to \($run.finished_at // "?") (\($run.wall_s // null | show) s) |",
+  "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
+  "| Samba | \($s.samba_version // "?") |",
+  "| fio | \($s.fio_version // "not installed") |",
+  "| Test server | \($s.service_mode // "?") mode; CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
+  "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
+  "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
+  "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
+  "",
+  "## Results",
+  "",
+  "| Metric | Result | Target | Verdict | Why |",
+  "|---|---|---|---|---|",
+  ($ms[] | "| \(.metric) | \(result_md | cell) | \(target_md | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  "",
+  ([$ms[] | .status] | "\(map(select(. == "PASS")) | length) PASS, \(map(select(. == "FAIL")) | length) FAIL, \(map(select(. == "SKIP")) | length) SKIP"
+    + (if $r.incomplete then " (incomplete run)" else "" end) + "."),
+  "",
+  ([$ms[] | .metric as $m | (.warnings // [])[] | "- \($m): \(.)"]
+   | if length > 0 then "## Warnings: measurements to doubt", "", .[], "" else empty end),
+  ($ms[]
+   | . as $x
+   | ($adv[$x.metric] // {}) as $a
+   | "## \($a.title // $x.metric) (`\($x.metric)`)",
+     "",
+     ($a.what // empty), "",
+     (if $x.status == "SKIP" then "**SKIP**: \($x.why // "not measured")."
+      else "**\($x.status)**: \(result_md) (target \(target_md))"
+        + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
+      end),
+     "",
+     details_md,
+     ((.details.notes // [])[] | "", .),
+     ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
+     (if $x.status == "FAIL" and $a.causes then
+        "", "### Likely causes", "", ($a.causes[] | "- \(.)"),
+        "", "### What to change", "", ($a.changes[] | "- \(.)")
+      else empty end),
+     ""),
+  "Raw data: `raw/` (fio JSON and helper lines), per-metric objects: `metrics/`, everything merged: `results.json`."

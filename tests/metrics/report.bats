@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# tests/metrics/report.bats: the report generator (lib/report-gen.sh) on fixture run folders.
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  GEN=$KIT_ROOT/lib/report-gen.sh
+}
+
+# copy_fixture NAME: copy tests/fixtures/NAME into a temp folder whose name has a space; print it.
+copy_fixture() {
+  local dir="$BATS_TEST_TMPDIR/run dir $1"
+  mkdir -p "$dir"
+  cp -R "$KIT_ROOT/tests/fixtures/$1/." "$dir/"
+  printf '%s\n' "$dir"
+}
+
+@test "report: all PASS gives a table row per metric with numbers and a PASS verdict" {
+  dir=$(copy_fixture run-pass)
+  run "$GEN" "$dir"
+  assert_success
+  run jq -e '.verdict == "PASS" and .counts.PASS == 4 and .incomplete == false
+    and .metrics.login.value == 412.5 and .settings.DURATION == "2"
+    and (.raw | index("login.json"))' "$dir/results.json"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| login | 413 logins/s | ≥ 100 logins/s and p95 ≤ 20 ms | PASS |  |'
+  assert_line '| memory | 0.61 MB | ≤ 1 MB | PASS |  |'
+  assert_line '| Settings changed from the defaults | DURATION=2 (default: 10) |'
+  assert_line '4 PASS, 0 FAIL, 0 SKIP.'
+  assert_line '| 4 | 4 | 0 | 20000 | 1.2 | yes |'
+  assert_line --partial 'concurrency: 4 clients shared 2 CPUs with smbd'
+  refute_output --partial 'INCOMPLETE'
+  refute_output --partial 'Likely causes'
+}
+
+@test "report: a FAIL shows the why in the table and the likely causes and changes" {
+  dir=$(copy_fixture run-fail)
+  run "$GEN" "$dir"
+  assert_success
+  run jq -e '.verdict == "FAIL" and .counts.FAIL == 2' "$dir/results.json"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| concurrency | 16 clients | ≥ 64 clients | **FAIL** | 13 of 64 clients could not connect: fork() failed in log.smbd |'
+  assert_line '### Likely causes'
+  assert_line '### What to change'
+  # the advice is the one in lib/advice.json, word for word
+  cause=$(jq -r '.concurrency.changes[1]' "$KIT_ROOT/lib/advice.json")
+  assert_line "- $cause"
+  cause=$(jq -r '.login.causes[0]' "$KIT_ROOT/lib/advice.json")
+  assert_line "- $cause"
+}
+
+@test "report: a SKIP shows no number, the reason, and does not fail the verdict" {
+  dir=$(copy_fixture run-skip)
+  run "$GEN" "$dir"
+  assert_success
+  run jq -e '.verdict == "PASS" and .counts.SKIP == 2 and .metrics.seqwrite.value == null' "$dir/results.json"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| seqwrite | — | ≥ 200 MB/s | SKIP | kernel has no cifs support |'
+  assert_line '**SKIP**: kernel has no cifs support.'
+  refute_output --partial 'Likely causes'
+}
+
+@test "report: an incomplete run is marked, says why and names what did not run" {
+  dir=$(copy_fixture run-incomplete)
+  run "$GEN" "$dir"
+  assert_success
+  run jq -e '.verdict == "INCOMPLETE" and .incomplete and (.system.run.interrupted | test("Ctrl-C"))' "$dir/results.json"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line --partial "> **INCOMPLETE**: interrupted by the user (Ctrl-C) during 'metadata'"
+  assert_line --partial 'not run: metadata, concurrency.'
+  assert_line '1 PASS, 0 FAIL, 0 SKIP (incomplete run).'
+}
+
+@test "report: a broken metric file is skipped with a warning, not fatal" {
+  dir=$(copy_fixture run-pass)
+  echo 'not json' >"$dir/metrics/zz.json"
+  run "$GEN" "$dir"
+  assert_success
+  assert_output --partial "skipping '$dir/metrics/zz.json'"
+  run jq -e '.counts.PASS == 4' "$dir/results.json"
+  assert_success
+}
+
+@test "report: usage errors exit 2, a missing folder exits 1" {
+  run "$GEN"
+  assert_failure 2
+  run "$GEN" a b
+  assert_failure 2
+  run "$GEN" "$BATS_TEST_TMPDIR/nothing"
+  assert_failure 1
+  assert_output --partial "no run folder"
+}
+
+@test "report: every metric has advice, and docs/metrics.md carries it word for word" {
+  run jq -e '[.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all and length == 13' \
+    "$KIT_ROOT/lib/advice.json"
+  assert_success
+  [[ -f $KIT_ROOT/docs/metrics.md ]] || skip "docs/metrics.md not written yet"
+  expected=$("$GEN" --advice-md)
+  actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/docs/metrics.md")
+  assert_equal "$actual" "$expected"
+}
