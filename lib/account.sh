@@ -1,0 +1,111 @@
+# lib/account.sh: the test account: a system user with no login shell, marked as the kit's
+# (GECOS), its root-only credentials file and its tdbsam entry in the kit's own passdb.
+# Sourced; functions only. Needs lib/common.sh and the loaded settings.
+
+ACCOUNT_GECOS='samba perf test kit'
+
+# account_exists: true when TEST_USER is a Unix account.
+account_exists() {
+  getent passwd "$TEST_USER" >/dev/null 2>&1
+}
+
+# account_is_kit: true when TEST_USER exists and carries the kit's GECOS mark.
+account_is_kit() {
+  local gecos
+  gecos=$(getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
+  [[ $gecos == "$ACCOUNT_GECOS" ]]
+}
+
+# account_check: die when TEST_USER exists but was not made by the kit (changes nothing).
+account_check() {
+  if account_exists && ! account_is_kit; then
+    die "user '$TEST_USER' exists and was not made by the kit: set TEST_USER to a new name"
+  fi
+}
+
+# account_password_new: print a new random password (24 letters and digits).
+account_password_new() {
+  local pw=''
+  while ((${#pw} < 24)); do
+    pw+=$(head -c 256 /dev/urandom | LC_ALL=C tr -dc 'A-Za-z0-9')
+  done
+  printf '%s' "${pw:0:24}"
+}
+
+# account_password: print the password stored in the credentials file (empty when none).
+account_password() {
+  [[ -f $KIT_CREDENTIALS ]] || return 0
+  sed -n 's/^password=//p' "$KIT_CREDENTIALS" | head -n 1
+}
+
+# account_ensure_unix: create the system user (no home, no login shell) unless it is there.
+account_ensure_unix() {
+  local shell=/usr/sbin/nologin
+  if account_exists; then
+    log "user: '$TEST_USER' already in place"
+    return 0
+  fi
+  [[ -x $shell ]] || shell=/sbin/nologin
+  [[ -x $shell ]] || shell=/bin/false
+  useradd --system --no-create-home --home-dir /nonexistent --shell "$shell" \
+    --comment "$ACCOUNT_GECOS" --user-group "$TEST_USER" ||
+    die "could not create user '$TEST_USER'"
+  log "user: created system user '$TEST_USER' (no login shell)"
+}
+
+# account_ensure_credentials: write CONF_DIR/credentials (0600 root) with a new password
+# unless it already names TEST_USER. The password only passes through printf (a builtin).
+account_ensure_credentials() {
+  local pw tmp
+  if [[ -f $KIT_CREDENTIALS ]] && grep -qxF "username=$TEST_USER" "$KIT_CREDENTIALS" &&
+    [[ -n $(account_password) ]]; then
+    log "credentials: '$KIT_CREDENTIALS' already in place"
+    return 0
+  fi
+  pw=$(account_password_new)
+  tmp=$(umask 077 && mktemp "$KIT_CREDENTIALS.XXXXXX")
+  printf 'username=%s\npassword=%s\ndomain=%s\n' "$TEST_USER" "$pw" "$SMBCONF_WORKGROUP" >"$tmp"
+  chmod 0600 "$tmp"
+  chown 0:0 "$tmp"
+  mv -f "$tmp" "$KIT_CREDENTIALS"
+  ACCOUNT_PASSWORD_NEW=yes
+  log "credentials: wrote '$KIT_CREDENTIALS' (root only, new random password)"
+}
+
+# account_in_passdb: true when the kit's passdb has TEST_USER.
+account_in_passdb() {
+  [[ -f $KIT_CONF ]] && pdbedit -s "$KIT_CONF" -u "$TEST_USER" >/dev/null 2>&1
+}
+
+# account_ensure_passdb: add or update TEST_USER in the kit's tdbsam with the password of the
+# credentials file (via stdin, never argv).
+account_ensure_passdb() {
+  local pw
+  if account_in_passdb && [[ ${ACCOUNT_PASSWORD_NEW:-no} != yes ]]; then
+    log "passdb: '$TEST_USER' already in place"
+    return 0
+  fi
+  pw=$(account_password)
+  [[ -n $pw ]] || die "no password in '$KIT_CREDENTIALS'"
+  printf '%s\n%s\n' "$pw" "$pw" | smbpasswd -c "$KIT_CONF" -s -a "$TEST_USER" >/dev/null ||
+    die "could not add '$TEST_USER' to the kit's passdb"
+  log "passdb: set '$TEST_USER' in the kit's own passdb"
+}
+
+# account_remove: remove TEST_USER from the kit's passdb and, when the kit made it, from the
+# system. Quiet when already gone.
+account_remove() {
+  if [[ -f $KIT_CONF ]] && account_in_passdb; then
+    pdbedit -s "$KIT_CONF" -x -u "$TEST_USER" >/dev/null 2>&1 || warn "could not remove '$TEST_USER' from the kit's passdb"
+    log "removed '$TEST_USER' from the kit's passdb"
+  fi
+  if account_is_kit; then
+    userdel "$TEST_USER" >/dev/null 2>&1 || die "could not remove user '$TEST_USER'"
+    if getent group "$TEST_USER" >/dev/null 2>&1 && [[ -z $(getent group "$TEST_USER" | cut -d: -f4) ]]; then
+      groupdel "$TEST_USER" >/dev/null 2>&1 || true
+    fi
+    log "removed user '$TEST_USER'"
+  elif account_exists; then
+    warn "user '$TEST_USER' was not made by the kit: kept"
+  fi
+}

@@ -1,0 +1,300 @@
+# lib/service.sh: run the kit's smbd, as a systemd unit (systemd is PID 1) or as a plain
+# daemon in a cgroup of its own. Never touches a Samba of the host: processes are found only
+# through the kit's pid file, unit or cgroup. Sourced; functions only. Needs the settings.
+# shellcheck disable=SC2034 # state variables are read by the entry scripts and metrics
+
+SERVICE_MARKER='samba-perf-test kit unit'
+
+# service_mode: print 'systemd' when systemd is PID 1 (sd_booted), else 'daemon'.
+service_mode() {
+  if [[ -d /run/systemd/system ]] && common_have systemctl; then
+    echo systemd
+  else
+    echo daemon
+  fi
+}
+
+# service_unit: print the unit name (SERVICE_NAME.service).
+service_unit() {
+  printf '%s.service\n' "$SERVICE_NAME"
+}
+
+# service_unit_file: print the path of the kit's unit file.
+service_unit_file() {
+  printf '/etc/systemd/system/%s\n' "$(service_unit)"
+}
+
+# service_pid_file: print the path of smbd's pid file.
+service_pid_file() {
+  printf '%s/pid/smbd.pid\n' "$STATE_DIR"
+}
+
+# service_smbd: print the absolute path of smbd.
+service_smbd() {
+  local p
+  p=$(command -v smbd 2>/dev/null) || p=''
+  [[ -n $p ]] || for p in /usr/sbin/smbd /sbin/smbd ''; do [[ -x $p ]] && break; done
+  [[ -n $p ]] || die "'smbd' is not installed"
+  printf '%s\n' "$p"
+}
+
+# service_check_unit: die when the unit name is taken by a unit the kit did not write.
+service_check_unit() {
+  local file frag
+  [[ $(service_mode) == systemd ]] || return 0
+  file=$(service_unit_file)
+  if [[ -e $file ]] && ! grep -qF "$SERVICE_MARKER" "$file"; then
+    die "unit '$(service_unit)' exists and was not written by the kit ('$file'): set SERVICE_NAME to a new name"
+  fi
+  frag=$(systemctl show -p FragmentPath --value "$(service_unit)" 2>/dev/null) || frag=''
+  if [[ -n $frag && $frag != "$file" ]]; then
+    die "unit '$(service_unit)' is already defined in '$frag': set SERVICE_NAME to a new name"
+  fi
+}
+
+# service_pid_is_ours PID: true when PID is an smbd started with the kit's config.
+service_pid_is_ours() {
+  local pid=$1 cmd
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ $cmd == *smbd* && " $cmd " == *" $KIT_CONF "* ]]
+}
+
+# service_main_pid: print the PID of the kit's main smbd; 1 when it does not run.
+service_main_pid() {
+  local pid='' file
+  if [[ ${KIT_SERVICE_MODE:-$(service_mode)} == systemd ]] && [[ -n ${KIT_UNIT:-} || $(service_mode) == systemd ]]; then
+    pid=$(systemctl show -p MainPID --value "${KIT_UNIT:-$(service_unit)}" 2>/dev/null) || pid=''
+    [[ $pid != 0 ]] || pid=''
+  fi
+  if [[ -z $pid ]]; then
+    file=$(service_pid_file)
+    [[ -r $file ]] && read -r pid <"$file"
+  fi
+  service_pid_is_ours "${pid:-x}" || return 1
+  printf '%s\n' "$pid"
+}
+
+# service_is_running: true when the kit's smbd runs.
+service_is_running() {
+  service_main_pid >/dev/null
+}
+
+# service_limit_nofile: print the open-files limit for MEMORY_CONNECTIONS (at least 16384).
+service_limit_nofile() {
+  local n=$((MEMORY_CONNECTIONS * 4 + 1024))
+  ((n >= 16384)) || n=16384
+  echo "$n"
+}
+
+# service_cgroup2_root: print the writable cgroup2 mount point; 1 when there is none.
+service_cgroup2_root() {
+  local mp
+  mp=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+  [[ -n $mp && -w $mp ]] || return 1
+  printf '%s\n' "$mp"
+}
+
+# service_cgroup1_root: print the cgroup v1 cpuacct mount point; 1 when there is none.
+service_cgroup1_root() {
+  local mp
+  mp=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpuacct(,|$)/ { print $2; exit }' /proc/self/mounts)
+  [[ -n $mp && -w $mp ]] || return 1
+  printf '%s\n' "$mp"
+}
+
+# service_cgroup_make: create the kit's own cgroup (v2, else v1 cpuacct); set SERVICE_CGROUP
+# and SERVICE_CGROUP_SOURCE (cgroup2|cgroup1|proc, empty cgroup for proc).
+service_cgroup_make() {
+  local root dir
+  SERVICE_CGROUP='' SERVICE_CGROUP_SOURCE=proc
+  if root=$(service_cgroup2_root); then
+    dir=$root/$SERVICE_NAME
+    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
+      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=cgroup2
+      return 0
+    fi
+  fi
+  if root=$(service_cgroup1_root); then
+    dir=$root/$SERVICE_NAME
+    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
+      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=cgroup1
+      return 0
+    fi
+  fi
+  warn "no cgroup could be made: CPU and memory are measured from /proc"
+}
+
+# service_cgroup_procs DIR: print the PIDs in cgroup DIR (nothing when DIR is gone).
+service_cgroup_procs() {
+  [[ -n $1 && -r $1/cgroup.procs ]] || return 0
+  cat "$1/cgroup.procs" 2>/dev/null || true
+}
+
+# service_unit_install ROOT: write the unit from templates/ when it differs; daemon-reload.
+# Sets SERVICE_UNIT_CHANGED=yes|no.
+service_unit_install() {
+  local file tmp
+  SERVICE_UNIT_CHANGED=no
+  file=$(service_unit_file)
+  tmp=$(mktemp "$file.XXXXXX")
+  smbconf_render_template "$1/templates/smbd-perf-test.service.in" \
+    "MARKER=$SERVICE_MARKER" "SERVER_ADDR=$SERVER_ADDR" "TEST_PORT=$TEST_PORT" \
+    "STATE_DIR=$STATE_DIR" "LIMIT_NOFILE=$(service_limit_nofile)" "SMBD=$(service_smbd)" \
+    "KIT_CONF=$KIT_CONF" >"$tmp"
+  chmod 0644 "$tmp"
+  if [[ -f $file ]] && cmp -s "$tmp" "$file"; then
+    rm -f "$tmp"
+    return 0
+  fi
+  mv -f "$tmp" "$file"
+  selinux_label_unit "$file"
+  systemctl daemon-reload || die "systemctl daemon-reload failed"
+  SERVICE_UNIT_CHANGED=yes
+  log "service: wrote unit '$file'"
+}
+
+# service_unit_remove: stop nothing; delete the kit's unit file (only if it carries the mark).
+service_unit_remove() {
+  local file
+  file=$(service_unit_file)
+  if [[ -n ${KIT_UNIT:-} ]]; then file=/etc/systemd/system/$KIT_UNIT; fi
+  [[ -f $file ]] || return 0
+  if ! grep -qF "$SERVICE_MARKER" "$file"; then
+    warn "'$file' was not written by the kit: kept"
+    return 0
+  fi
+  rm -f "$file"
+  if [[ $(service_mode) == systemd ]]; then
+    systemctl daemon-reload || true
+    systemctl reset-failed "${file##*/}" >/dev/null 2>&1 || true
+  fi
+  log "removed unit '$file'"
+}
+
+# service_start: issue the start command and return when it returned (no login wait). Records
+# KIT_SERVICE_MODE, KIT_UNIT, KIT_CGROUP, KIT_CGROUP_SOURCE, KIT_SMBD_PID in the state.
+service_start() {
+  local mode smbd pid='' cg
+  mode=$(service_mode)
+  smbd=$(service_smbd)
+  if [[ $mode == systemd ]]; then
+    timeout 90 systemctl start "$(service_unit)" || {
+      systemctl status --no-pager "$(service_unit)" >&2 || true
+      die "could not start '$(service_unit)'"
+    }
+    cg=$(systemctl show -p ControlGroup --value "$(service_unit)")
+    if [[ -n $cg && -n $(service_cgroup2_root 2>/dev/null) && -d $(service_cgroup2_root)$cg ]]; then
+      cg=$(service_cgroup2_root)$cg
+      SERVICE_CGROUP_SOURCE=cgroup2
+    elif [[ -n $cg && -d /sys/fs/cgroup/cpuacct$cg ]]; then
+      cg=/sys/fs/cgroup/cpuacct$cg
+      SERVICE_CGROUP_SOURCE=cgroup1
+    else
+      cg='' SERVICE_CGROUP_SOURCE=proc
+    fi
+    SERVICE_CGROUP=$cg
+    state_set KIT_UNIT "$(service_unit)"
+  else
+    service_cgroup_make
+    (
+      if [[ -n $SERVICE_CGROUP ]]; then
+        printf '%s\n' "$BASHPID" >"$SERVICE_CGROUP/cgroup.procs" || exit 3
+      fi
+      ulimit -n "$(service_limit_nofile)" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+      export _NO_WINBINDD=1
+      exec "$smbd" -D -s "$KIT_CONF" </dev/null >>"$LOG_DIR/smbd.out" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+    ) || die "smbd did not start: see '$LOG_DIR/smbd.out' and '$LOG_DIR/log.smbd'"
+    state_set KIT_UNIT ''
+  fi
+  state_set KIT_SERVICE_MODE "$mode"
+  state_set KIT_CGROUP "$SERVICE_CGROUP"
+  state_set KIT_CGROUP_SOURCE "$SERVICE_CGROUP_SOURCE"
+  KIT_SERVICE_MODE=$mode KIT_CGROUP=$SERVICE_CGROUP KIT_CGROUP_SOURCE=$SERVICE_CGROUP_SOURCE
+  common_wait_until 10 0.05 service_is_running || die "smbd did not write its pid file '$(service_pid_file)' within 10 s"
+  pid=$(service_main_pid)
+  state_set KIT_SMBD_PID "$pid"
+  KIT_SMBD_PID=$pid
+}
+
+# service_gone CGROUP PID: true when PID is gone and CGROUP holds no process.
+service_gone() {
+  [[ -z $(service_cgroup_procs "$1") ]] || return 1
+  [[ -z $2 ]] || ! service_pid_is_ours "$2"
+}
+
+# service_stop: stop the kit's smbd; return when every kit smbd process is gone (timeout 20 s,
+# then SIGKILL). Removes the daemon-mode cgroup when empty. Quiet when nothing runs.
+service_stop() {
+  local mode cg pid='' unit p
+  mode=${KIT_SERVICE_MODE:-$(service_mode)}
+  cg=${KIT_CGROUP:-}
+  unit=${KIT_UNIT:-$(service_unit)}
+  pid=$(service_main_pid 2>/dev/null) || pid=''
+  if [[ $mode == systemd && $(service_mode) == systemd ]]; then
+    if systemctl is-active --quiet "$unit" 2>/dev/null; then
+      timeout 60 systemctl stop "$unit" || warn "systemctl stop '$unit' failed or timed out"
+    fi
+  elif [[ -n $pid ]]; then
+    kill -TERM "$pid" 2>/dev/null || true
+  fi
+  if ! common_wait_until 20 0.05 service_gone "$cg" "$pid"; then
+    warn "smbd did not stop within 20 s: killing the kit's processes"
+    for p in $pid $(service_cgroup_procs "$cg"); do kill -KILL "$p" 2>/dev/null || true; done
+    common_wait_until 5 0.1 service_gone "$cg" "$pid" || die "the kit's smbd processes did not go away"
+  fi
+  # samba-dcerpcd or other helpers left in the kit's own cgroup
+  if [[ -n $(service_cgroup_procs "$cg") ]]; then
+    for p in $(service_cgroup_procs "$cg"); do kill -TERM "$p" 2>/dev/null || true; done
+    common_wait_until 10 0.05 service_gone "$cg" '' ||
+      for p in $(service_cgroup_procs "$cg"); do kill -KILL "$p" 2>/dev/null || true; done
+  fi
+  if [[ $mode != systemd && -n $cg && -d $cg ]]; then
+    rmdir "$cg" 2>/dev/null || true
+  fi
+  [[ -z $pid ]] || log "service: stopped smbd (pid $pid)"
+  return 0
+}
+
+# service_port_holders: print the PIDs listening on SERVER_ADDR:TEST_PORT (or *:TEST_PORT).
+service_port_holders() {
+  ss -Hltnp "sport = :$TEST_PORT" 2>/dev/null | grep -oE 'pid=[0-9]+' | cut -d= -f2 | sort -u
+}
+
+# service_check_port: die when TEST_PORT is in use by anything but the kit's own smbd.
+service_check_port() {
+  local pid ours='' p
+  common_have ss || return 0
+  [[ -n $(ss -Hltn "sport = :$TEST_PORT" 2>/dev/null) ]] || return 0
+  ours=$(service_main_pid 2>/dev/null) || ours=''
+  for p in $(service_port_holders); do
+    pid=$p
+    [[ -n $ours ]] && { [[ $p == "$ours" ]] || service_pid_is_ours "$p"; } && continue
+    die "setting 'TEST_PORT' has bad value '$TEST_PORT': the port is in use by another program (pid $pid)"
+  done
+  [[ -n $ours ]] || die "setting 'TEST_PORT' has bad value '$TEST_PORT': the port is in use by another program"
+}
+
+# service_login ADDR PORT: one real login (session setup + tree connect) with the credentials
+# file; quiet. Uses smbclient with the kit's config.
+service_login() {
+  timeout 10 smbclient -s "$KIT_CONF" -A "$KIT_CREDENTIALS" "//$1/$SHARE_NAME" -p "$2" -c '' >/dev/null 2>&1
+}
+
+# service_wait_login ADDR PORT TIMEOUT_S: wait until a real login works (helpers/smb-wait-login
+# when built, else smbclient polling); on timeout print the log tail and return 1.
+service_wait_login() {
+  local addr=$1 port=$2 timeout=$3 helper=${KIT_ROOT:-}/helpers/smb-wait-login line
+  if [[ -x $helper ]]; then
+    if line=$(timeout $((timeout + 5)) "$helper" -A "$KIT_CREDENTIALS" -t "$timeout" "//$addr:$port/$SHARE_NAME" 2>/dev/null) &&
+      [[ $line == *'"ok":true'* ]]; then
+      return 0
+    fi
+    timeout=1 # the helper waited already: one last try with smbclient
+  fi
+  common_wait_until "$timeout" 0.05 service_login "$addr" "$port" && return 0
+  warn "no login on //$addr:$port/$SHARE_NAME within $timeout s; last lines of '$LOG_DIR/log.smbd':"
+  tail -n 20 "$LOG_DIR/log.smbd" >&2 2>/dev/null || true
+  tail -n 5 "$LOG_DIR/smbd.out" >&2 2>/dev/null || true
+  return 1
+}

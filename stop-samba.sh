@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Usage: stop-samba.sh [-h]
+# Summary: stop the kit's test smbd: unmount the share, stop the service, remove the nft table
+#
+# Keeps the configuration, the test user and the share data: start-samba.sh starts it again,
+# './test-samba.sh cleanup' removes everything. A Samba of the host is never touched.
+#
+# Exit status: 0 stopped (or nothing was running), 1 something could not be stopped, 2 usage.
+set -euo pipefail
+
+KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/common.sh
+source "$KIT_ROOT/lib/common.sh"
+common_source_libs "$KIT_ROOT" settings state account smbconf selinux service redirect mount cleanup
+
+main() {
+  common_colour_init
+  common_debug_init
+  case ${1:-} in
+    -h | --help)
+      common_usage "$0"
+      return 0
+      ;;
+    '') ;;
+    *) usage_die "unknown argument '$1'" ;;
+  esac
+  settings_load "$KIT_ROOT"
+  common_require_root
+  state_load || true
+  cleanup_stop
+  log "stopped: config, user and data are kept; start again with 'sudo ./start-samba.sh'"
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi
