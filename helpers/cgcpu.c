@@ -1,0 +1,228 @@
+/*
+ * cgcpu - CPU time used by a systemd unit, a cgroup or a process tree
+ *
+ * cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]
+ *
+ * Sources, first that fits: cgroup v2 cpu.stat (usage_usec, user_usec,
+ * system_usec), cgroup v1 cpuacct.usage (ns; cpuacct.usage_user/_sys or
+ * cpuacct.stat for the split), or for -p the utime+stime+cutime+cstime of the
+ * process and its descendants in /proc (cutime/cstime hold the reaped
+ * children). With a command: runs it and reports what the target used while
+ * it ran, plus the command's exit status (128+N when killed by signal N).
+ */
+#define _GNU_SOURCE
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct cpu {
+	double	cpu, user, sys;		/* microseconds; user/sys NAN when unknown */
+};
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+	    "usage: cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+/* value of a "key N" line (cpu.stat, cpuacct.stat), or of the one number (key NULL) */
+static int
+read_key(const char *dir, const char *file, const char *key, double *v)
+{
+	char path[4400], k[64];
+	double x;
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	if (key == NULL)		/* a file holding one number */
+		found = fscanf(f, "%lf", v) == 1;
+	while (!found && fscanf(f, "%63s %lf", k, &x) == 2)
+		if (strcmp(k, key) == 0) {
+			*v = x;
+			found = 1;
+		}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static int
+read_proc(pid_t root, struct cpu *c)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long ut, st;
+	long long cut, cst;
+	double tick = (double)sysconf(_SC_CLK_TCK);
+	double u = 0, s = 0;
+	pid_t *pids;
+	size_t i, n;
+	FILE *f;
+
+	pids = proc_tree(root, &n);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;	/* gone meanwhile */
+		if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL &&
+		    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+		    &ut, &st, &cut, &cst) == 4) {
+			u += (double)ut + (double)cut;
+			s += (double)st + (double)cst;
+		}
+		fclose(f);
+	}
+	free(pids);
+	if (n == 0)
+		return -1;
+	c->user = u * 1e6 / tick;
+	c->sys = s * 1e6 / tick;
+	c->cpu = c->user + c->sys;
+	return 0;
+}
+
+static int
+measure(const struct tgt *t, const char **source, struct cpu *c, char *msg, size_t len)
+{
+	double v;
+
+	c->user = c->sys = NAN;
+	if (t->kind == 'p') {
+		*source = "proc";
+		if (read_proc(t->pid, c) == -1) {
+			snprintf(msg, len, "no process %d", (int)t->pid);
+			return -1;
+		}
+		return 0;
+	}
+	if (t->cg2[0] && read_key(t->cg2, "cpu.stat", "usage_usec", &c->cpu) == 0) {
+		*source = "cgroup2";
+		if (read_key(t->cg2, "cpu.stat", "user_usec", &v) == 0)
+			c->user = v;
+		if (read_key(t->cg2, "cpu.stat", "system_usec", &v) == 0)
+			c->sys = v;
+		return 0;
+	}
+	if (t->cg1[0] && read_key(t->cg1, "cpuacct.usage", NULL, &v) == 0) {
+		*source = "cgroup1";
+		c->cpu = v / 1000;
+		if (read_key(t->cg1, "cpuacct.usage_user", NULL, &v) == 0)
+			c->user = v / 1000;
+		else if (read_key(t->cg1, "cpuacct.stat", "user", &v) == 0)
+			c->user = v * 1e6 / (double)sysconf(_SC_CLK_TCK);
+		if (read_key(t->cg1, "cpuacct.usage_sys", NULL, &v) == 0)
+			c->sys = v / 1000;
+		else if (read_key(t->cg1, "cpuacct.stat", "system", &v) == 0)
+			c->sys = v * 1e6 / (double)sysconf(_SC_CLK_TCK);
+		return 0;
+	}
+	snprintf(msg, len, "no cpu.stat or cpuacct.usage in '%.200s'", t->procs);
+	return -1;
+}
+
+static int
+run(char **cmd)
+{
+	pid_t pid, r;
+	int st;
+
+	fflush(NULL);
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd[0], cmd);
+		warn("cannot run '%s'", cmd[0]);
+		_exit(127);
+	}
+	for (;;) {
+		r = waitpid(pid, &st, 0);
+		if (r == pid)
+			break;
+		if (r == -1 && errno != EINTR)
+			err(1, "waitpid");
+		if (g_stop)		/* pass the signal on; the line comes after it ends */
+			kill(pid, SIGTERM);
+		g_stop = 0;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct tgt t;
+	struct cpu a, b;
+	struct jw w;
+	const char *source = NULL;
+	char msg[ERRLEN] = "", tname[4200];
+	char **cmd = NULL;
+	int ch, ok, status = -1, kinds = 0;
+	double start;
+
+	memset(&t, 0, sizeof(t));
+	while ((ch = getopt(argc, argv, "+g:hp:u:")) != -1) {
+		switch (ch) {
+		case 'g':
+		case 'u':
+			if (strlen(optarg) >= sizeof(t.name))
+				errx(EXIT_USAGE, "option -%c: too long", ch);
+			strcpy(t.name, optarg);
+			t.kind = (char)ch;
+			kinds++;
+			break;
+		case 'h': usage(1); break;
+		case 'p':
+			t.pid = (pid_t)opt_num('p', optarg, 1, 1L << 30);
+			snprintf(t.name, sizeof(t.name), "%d", (int)t.pid);
+			t.kind = 'p';
+			kinds++;
+			break;
+		default: usage(0);
+		}
+	}
+	if (kinds != 1)
+		usage(0);
+	if (optind < argc)
+		cmd = argv + optind;
+	signals_install();
+	start = mono_s();
+	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0 &&
+	    measure(&t, &source, &a, msg, sizeof(msg)) == 0;
+	if (ok && cmd != NULL) {
+		status = run(cmd);
+		ok = measure(&t, &source, &b, msg, sizeof(msg)) == 0;
+		a.cpu = b.cpu - a.cpu;
+		a.user = b.user - a.user;
+		a.sys = b.sys - a.sys;
+	}
+	snprintf(tname, sizeof(tname), "%s", t.kind == 'p' ? t.name : t.procs[0] ? t.procs : t.name);
+	jw_head(&w, "cgcpu", ok, msg);
+	jw_num(&w, "duration_s", mono_s() - start, 3);
+	jw_str(&w, "source", source);
+	jw_str(&w, "target", tname);
+	jw_num(&w, "cpu_us", ok ? a.cpu : NAN, 0);
+	jw_num(&w, "user_us", ok ? a.user : NAN, 0);
+	jw_num(&w, "system_us", ok ? a.sys : NAN, 0);
+	if (cmd != NULL)
+		jw_int(&w, "command_status", status);
+	else
+		jw_null(&w, "command_status");
+	jw_end(&w);
+	stdout_close();
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,131 @@
+/*
+ * pss-sum - PSS and RSS summed over a unit, a cgroup or a process tree
+ *
+ * pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)
+ *
+ * Members: cgroup.procs of the cgroup and its descendants, or the process and
+ * its descendants. Reads Pss and Rss (kB) from /proc/PID/smaps_rollup;
+ * processes that end meanwhile are skipped, kernel threads count with 0.
+ */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr, "usage: pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+/* 0 read, -1 gone, -2 not allowed */
+static int
+rollup(pid_t pid, long long *pss, long long *rss)
+{
+	char path[64], line[256];
+	long long v;
+	FILE *f;
+
+	*pss = *rss = 0;
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return errno == EACCES || errno == EPERM ? -2 : -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "Rss: %lld", &v) == 1)
+			*rss = v;
+		else if (sscanf(line, "Pss: %lld", &v) == 1)
+			*pss = v;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return errno == EACCES || errno == EPERM ? -2 : -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct tgt t;
+	struct jw w;
+	const char *source = NULL;
+	char msg[ERRLEN] = "";
+	long long pss = 0, rss = 0, maxrss = 0, p, r, procs = 0, denied = 0;
+	pid_t *pids = NULL;
+	size_t i, n = 0;
+	int ch, ok, kinds = 0, rc;
+	double start = mono_s();
+
+	memset(&t, 0, sizeof(t));
+	while ((ch = getopt(argc, argv, "g:hp:u:")) != -1) {
+		switch (ch) {
+		case 'g':
+		case 'u':
+			if (strlen(optarg) >= sizeof(t.name))
+				errx(EXIT_USAGE, "option -%c: too long", ch);
+			strcpy(t.name, optarg);
+			t.kind = (char)ch;
+			kinds++;
+			break;
+		case 'h': usage(1); break;
+		case 'p':
+			t.pid = (pid_t)opt_num('p', optarg, 1, 1L << 30);
+			snprintf(t.name, sizeof(t.name), "%d", (int)t.pid);
+			t.kind = 'p';
+			kinds++;
+			break;
+		default: usage(0);
+		}
+	}
+	if (kinds != 1 || optind != argc)
+		usage(0);
+	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0;
+	if (ok) {
+		source = t.kind == 'p' ? "proc" : strcmp(t.procs, t.cg2) == 0 ? "cgroup2" : "cgroup1";
+		pids = tgt_pids(&t, &n);
+		for (i = 0; i < n; i++) {
+			if ((rc = rollup(pids[i], &p, &r)) == -2)
+				denied++;
+			if (rc != 0)
+				continue;
+			procs++;
+			pss += p;
+			rss += r;
+			if (r > maxrss)
+				maxrss = r;
+		}
+		free(pids);
+		if (denied) {
+			snprintf(msg, sizeof(msg), "not allowed to read smaps_rollup of %lld processes",
+			    denied);
+			ok = 0;
+		} else if (t.kind == 'p' && procs == 0) {
+			snprintf(msg, sizeof(msg), "no process %d", (int)t.pid);
+			ok = 0;
+		}
+	}
+	jw_head(&w, "pss-sum", ok, msg);
+	jw_num(&w, "duration_s", mono_s() - start, 3);
+	jw_str(&w, "source", source);
+	jw_str(&w, "target", t.kind == 'p' ? t.name : t.procs[0] ? t.procs : t.name);
+	if (ok) {
+		jw_int(&w, "processes", procs);
+		jw_int(&w, "pss_kb", pss);
+		jw_int(&w, "rss_kb", rss);
+		jw_int(&w, "max_rss_kb", maxrss);
+	} else {
+		jw_null(&w, "processes");
+		jw_null(&w, "pss_kb");
+		jw_null(&w, "rss_kb");
+		jw_null(&w, "max_rss_kb");
+	}
+	jw_end(&w);
+	stdout_close();
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,308 @@
+/*
+ * smb-files - create small files as fast as possible, then delete them all
+ *
+ * smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder
+ *
+ * Each worker is a process with its own connection and its own folder
+ * (target_folder/smb-files.PID.N). For -d seconds it creates files: create +
+ * write -s KiB + close, one at a time. Then it deletes every file and the
+ * folder (signals are blocked then, so the delete phase always completes),
+ * counts what is left, and reports create and delete rates.
+ */
+#define _GNU_SOURCE
+#define HELPERS_SMB
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define TIMEOUT_MS	5000
+#define MAX_FAIL_RUN	10	/* consecutive delete failures that end the delete phase */
+
+struct slot {
+	uint64_t	ops;		/* files created, written and closed */
+	uint64_t	errors;
+	uint64_t	made;		/* files that exist (the open succeeded) */
+	uint64_t	deleted;
+	uint64_t	del_errors;
+	uint64_t	left;
+	int		folder;		/* the folder was made */
+	int		checked;	/* left was counted on the server */
+	int64_t		cr_start, cr_end, del_start, del_end;
+	int64_t		first_error_ns;
+	char		first_error[ERRLEN];
+	struct hist	lat;
+};
+
+struct run {
+	struct creds	c;
+	struct target	t;
+	long		seconds;
+	long		kib;
+	struct slot	*slots;
+};
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+	    "usage: smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+static void
+slot_error(struct slot *s, uint64_t *counter, const char *what, int e)
+{
+	(*counter)++;
+	if (s->first_error[0] == '\0') {
+		s->first_error_ns = mono_ns();
+		errmsg(s->first_error, sizeof(s->first_error), what, e);
+	}
+}
+
+static void
+file_url(const struct run *r, int i, uint64_t n, char *buf, size_t len)
+{
+	char rel[128];
+
+	if (n == UINT64_MAX)
+		snprintf(rel, sizeof(rel), "smb-files.%d.%d", (int)getppid(), i);
+	else
+		snprintf(rel, sizeof(rel), "smb-files.%d.%d/f%07llu", (int)getppid(), i,
+		    (unsigned long long)n);
+	target_url(&r->t, rel, buf, len);
+}
+
+static int
+create_one(SMBCCTX *ctx, struct slot *s, const char *url, const char *buf, size_t len)
+{
+	SMBCFILE *f;
+	size_t off = 0;
+	ssize_t n;
+	int e, rc = 0;
+
+	f = smbc_getFunctionOpen(ctx)(ctx, url, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (f == NULL) {
+		if (!g_stop)
+			slot_error(s, &s->errors, "create", errno);
+		return -1;
+	}
+	s->made++;
+	while (off < len) {
+		n = smbc_getFunctionWrite(ctx)(ctx, f, buf + off, len - off);
+		if (n <= 0) {
+			e = errno;
+			if (!g_stop)
+				slot_error(s, &s->errors, "write", e);
+			rc = 1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (smbc_getFunctionClose(ctx)(ctx, f) != 0 && rc == 0) {
+		e = errno;
+		if (!g_stop)
+			slot_error(s, &s->errors, "close", e);
+		rc = 1;
+	}
+	return rc;
+}
+
+static void
+count_left(SMBCCTX *ctx, struct slot *s, const char *dirurl)
+{
+	SMBCFILE *d;
+	struct smbc_dirent *de;
+
+	if ((d = smbc_getFunctionOpendir(ctx)(ctx, dirurl)) == NULL)
+		return;
+	s->left = 1;	/* the folder itself */
+	while ((de = smbc_getFunctionReaddir(ctx)(ctx, d)) != NULL)
+		if (strcmp(de->name, ".") != 0 && strcmp(de->name, "..") != 0)
+			s->left++;
+	smbc_getFunctionClosedir(ctx)(ctx, d);
+	s->checked = 1;
+}
+
+static int
+worker(struct pool *p, int i, void *arg)
+{
+	struct run *r = arg;
+	struct slot *s = &r->slots[i];
+	SMBCCTX *ctx;
+	char dirurl[4096], url[4096], *buf = NULL;
+	size_t len = (size_t)r->kib * 1024;
+	int64_t t0, deadline;
+	uint64_t n, fails = 0;
+	sigset_t block;
+	int rc;
+
+	hist_init(&s->lat);
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error))) == NULL) {
+		s->errors++;
+		pool_ready(p);
+		return 0;
+	}
+	file_url(r, i, UINT64_MAX, dirurl, sizeof(dirurl));
+	if (smbc_getFunctionMkdir(ctx)(ctx, dirurl, 0755) == 0)
+		s->folder = 1;
+	else
+		slot_error(s, &s->errors, "mkdir", errno);
+	if ((buf = malloc(len ? len : 1)) != NULL)
+		memset(buf, 'x', len);
+	pool_ready(p);
+	if (pool_wait_go(p) == 0 && s->folder && buf != NULL) {
+		s->cr_start = t0 = mono_ns();
+		deadline = t0 + (int64_t)r->seconds * 1000000000;
+		while (!g_stop && (t0 = mono_ns()) < deadline) {
+			file_url(r, i, s->made, url, sizeof(url));
+			rc = create_one(ctx, s, url, buf, len);
+			if (rc == 0) {
+				hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
+				s->ops++;
+			} else if (rc < 0 && !g_stop)
+				sleep_ms(10);
+		}
+		s->cr_end = mono_ns();
+	}
+	free(buf);
+
+	/* delete everything, whatever signals come now */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	s->del_start = mono_ns();
+	for (n = 0; n < s->made && fails < MAX_FAIL_RUN; n++) {
+		file_url(r, i, n, url, sizeof(url));
+		if (smbc_getFunctionUnlink(ctx)(ctx, url) == 0) {
+			s->deleted++;
+			fails = 0;
+		} else {
+			slot_error(s, &s->del_errors, "delete", errno);
+			fails++;
+		}
+	}
+	s->del_end = mono_ns();
+	if (s->folder) {
+		if (smbc_getFunctionRmdir(ctx)(ctx, dirurl) == 0) {
+			s->left = 0;
+			s->checked = 1;
+		} else {
+			slot_error(s, &s->del_errors, "rmdir", errno);
+			count_left(ctx, s, dirurl);
+		}
+	} else
+		s->checked = 1;
+	ctx_free(ctx);
+	return 0;
+}
+
+static void
+phase(struct jw *w, const char *key, uint64_t ops, uint64_t errors, double dur,
+    const struct hist *lat)
+{
+	jw_obj(w, key);
+	jw_int(w, "ops", (long long)ops);
+	jw_int(w, "errors", (long long)errors);
+	jw_num(w, "rate_per_s", dur > 0 ? (double)ops / dur : 0, 1);
+	jw_num(w, "duration_s", dur, 3);
+	if (lat != NULL)
+		jw_lat(w, "lat_ms", lat);
+	jw_obj_end(w);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r;
+	struct pool p;
+	struct hist lat;
+	struct jw w;
+	const char *cfile = NULL, *error = NULL;
+	long workers = 8;
+	uint64_t ops = 0, errors = 0, deleted = 0, del_errors = 0, made = 0, left = 0, perdir = 0;
+	int64_t first_ns = 0, cs = 0, ce = 0, ds = 0, de = 0;
+	double start, dur;
+	int ch, i, ok;
+
+	memset(&r, 0, sizeof(r));
+	r.seconds = 10;
+	r.kib = 4;
+	while ((ch = getopt(argc, argv, "A:d:hs:w:")) != -1) {
+		switch (ch) {
+		case 'A': cfile = optarg; break;
+		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
+		case 'h': usage(1); break;
+		case 's': r.kib = opt_num('s', optarg, 0, 1024 * 1024); break;
+		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
+		default: usage(0);
+		}
+	}
+	if (argc - optind != 1)
+		usage(0);
+	if (target_parse(&r.t, argv[optind]) == -1)
+		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
+		    "//host[:port]/share[/folder]", argv[optind]);
+	creds_load(&r.c, cfile);
+	signals_install();
+	client_home_setup();
+
+	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
+	start = mono_s();
+	pool_start(&p, (int)workers, worker, &r);
+	pool_wait_ready(&p, 10);
+	pool_join(&p, 0);	/* the delete phase has no fixed length; each step is bounded */
+	dur = mono_s() - start;
+	creds_wipe(&r.c);
+
+	hist_init(&lat);
+	for (i = 0; i < (int)workers; i++) {
+		struct slot *s = &r.slots[i];
+
+		ops += s->ops;
+		errors += s->errors;
+		made += s->made;
+		deleted += s->deleted;
+		del_errors += s->del_errors;
+		left += s->checked ? s->left : s->made - s->deleted + (uint64_t)s->folder;
+		if (s->made > perdir)
+			perdir = s->made;
+		hist_merge(&lat, &s->lat);
+		if (s->cr_start && (cs == 0 || s->cr_start < cs))
+			cs = s->cr_start;
+		if (s->cr_end > ce)
+			ce = s->cr_end;
+		if (s->del_start && (ds == 0 || s->del_start < ds))
+			ds = s->del_start;
+		if (s->del_end > de)
+			de = s->del_end;
+		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
+			error = s->first_error;
+			first_ns = s->first_error_ns;
+		}
+	}
+	if (p.n < workers && error == NULL)
+		error = "could not start every worker";
+	ok = ops > 0 && left == 0 && deleted == made;
+	if (!ok && error == NULL)
+		error = left ? "files left behind" : "no file created";
+	jw_head(&w, "smb-files", ok, error);
+	jw_num(&w, "duration_s", dur, 3);
+	jw_int(&w, "workers", workers);
+	phase(&w, "create", ops, errors, ce > cs ? (double)(ce - cs) / 1e9 : 0, &lat);
+	phase(&w, "delete", deleted, del_errors, de > ds ? (double)(de - ds) / 1e9 : 0, NULL);
+	jw_int(&w, "files_per_folder", (long long)perdir);
+	jw_int(&w, "left_behind", (long long)left);
+	jw_str(&w, "first_error", error);
+	jw_end(&w);
+	pool_free(&p);
+	shm_free(r.slots, (size_t)workers * sizeof(struct slot));
+	stdout_close();
+	return ok ? 0 : 1;
+}

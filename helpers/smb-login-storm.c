@@ -1,0 +1,163 @@
+/*
+ * smb-login-storm - workers that log in and out as fast as they can
+ *
+ * smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target
+ *
+ * Each worker is a process with its own context; one op is a full login (new
+ * TCP connection, negotiate, NTLMv2 session setup, tree connect, one stat)
+ * followed by dropping the connection (tree disconnect, close).
+ */
+#define _GNU_SOURCE
+#define HELPERS_SMB
+#include <err.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define TIMEOUT_MS	5000
+
+struct slot {
+	uint64_t	ops;
+	uint64_t	errors;
+	int64_t		first_error_ns;
+	char		first_error[ERRLEN];
+	struct hist	lat;
+};
+
+struct run {
+	struct creds	c;
+	char		url[4096];
+	long		seconds;
+	struct slot	*slots;
+};
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+	    "usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+static void
+slot_error(struct slot *s, const char *what, int e)
+{
+	s->errors++;
+	if (s->first_error[0] == '\0') {
+		s->first_error_ns = mono_ns();
+		errmsg(s->first_error, sizeof(s->first_error), what, e);
+	}
+}
+
+static int
+worker(struct pool *p, int i, void *arg)
+{
+	struct run *r = arg;
+	struct slot *s = &r->slots[i];
+	SMBCCTX *ctx;
+	int64_t t0, deadline;
+	int rc, e;
+
+	hist_init(&s->lat);
+	ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error));
+	if (ctx == NULL)
+		s->errors++;
+	pool_ready(p);
+	if (pool_wait_go(p) == -1 || ctx == NULL) {
+		ctx_free(ctx);
+		return 0;
+	}
+	deadline = mono_ns() + (int64_t)r->seconds * 1000000000;
+	while (!g_stop && (t0 = mono_ns()) < deadline) {
+		rc = smb_login(ctx, r->url);
+		e = errno;
+		if (rc == 0)
+			hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
+		ctx_purge(ctx);
+		if (rc == 0)
+			s->ops++;
+		else if (!g_stop) {
+			slot_error(s, "login", e);
+			sleep_ms(10);
+		}
+	}
+	ctx_free(ctx);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r;
+	struct target t;
+	struct pool p;
+	struct hist lat;
+	struct jw w;
+	const char *cfile = NULL, *error = NULL;
+	long workers = 8;
+	uint64_t ops = 0, errors = 0;
+	int64_t first_ns = 0;
+	double start, dur;
+	int ch, i;
+
+	memset(&r, 0, sizeof(r));
+	r.seconds = 10;
+	while ((ch = getopt(argc, argv, "A:d:hw:")) != -1) {
+		switch (ch) {
+		case 'A': cfile = optarg; break;
+		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
+		case 'h': usage(1); break;
+		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
+		default: usage(0);
+		}
+	}
+	if (argc - optind != 1)
+		usage(0);
+	if (target_parse(&t, argv[optind]) == -1)
+		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
+		    argv[optind]);
+	creds_load(&r.c, cfile);
+	t.path[0] = '\0';	/* a login is to the share */
+	target_url(&t, NULL, r.url, sizeof(r.url));
+	signals_install();
+	client_home_setup();
+
+	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
+	pool_start(&p, (int)workers, worker, &r);
+	pool_wait_ready(&p, 10);
+	start = mono_s();
+	pool_join(&p, start + (double)r.seconds + TIMEOUT_MS / 1000.0 + 5);
+	dur = mono_s() - start;
+	creds_wipe(&r.c);
+
+	hist_init(&lat);
+	for (i = 0; i < (int)workers; i++) {
+		struct slot *s = &r.slots[i];
+
+		ops += s->ops;
+		errors += s->errors;
+		hist_merge(&lat, &s->lat);
+		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
+			error = s->first_error;
+			first_ns = s->first_error_ns;
+		}
+	}
+	if (p.n < workers && error == NULL)
+		error = "could not start every worker";
+	jw_head(&w, "smb-login-storm", ops > 0, error ? error : "no login succeeded");
+	jw_num(&w, "duration_s", dur, 3);
+	jw_int(&w, "workers", workers);
+	jw_int(&w, "ops", (long long)ops);
+	jw_int(&w, "errors", (long long)errors);
+	jw_num(&w, "rate_per_s", dur > 0 ? (double)ops / dur : 0, 1);
+	jw_lat(&w, "lat_ms", &lat);
+	jw_str(&w, "first_error", error);
+	jw_end(&w);
+	pool_free(&p);
+	shm_free(r.slots, (size_t)workers * sizeof(struct slot));
+	stdout_close();
+	return ops > 0 ? 0 : 1;
+}

@@ -1,0 +1,223 @@
+/*
+ * smb-readers - many clients, each reading random blocks of one file
+ *
+ * smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file
+ *
+ * Each client is a process with its own connection (so its own smbd process).
+ * All connect and open the file first; then, together, each reads -b bytes
+ * (default 4096) at random block-aligned offsets, one request at a time, for
+ * -d seconds. Reports connected vs asked, total IOPS, latency, and the
+ * spread of IOPS across clients.
+ */
+#define _GNU_SOURCE
+#define HELPERS_SMB
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define TIMEOUT_MS	5000
+
+struct slot {
+	int		connected;
+	uint64_t	ops;
+	uint64_t	errors;
+	int64_t		start, end;
+	int64_t		first_error_ns;
+	char		first_error[ERRLEN];
+	struct hist	lat;
+};
+
+struct run {
+	struct creds	c;
+	char		url[4096];
+	long		seconds;
+	long		block;
+	struct slot	*slots;
+};
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+	    "usage: smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+static void
+slot_error(struct slot *s, const char *what, int e)
+{
+	s->errors++;
+	if (s->first_error[0] == '\0') {
+		s->first_error_ns = mono_ns();
+		errmsg(s->first_error, sizeof(s->first_error), what, e);
+	}
+}
+
+static uint64_t
+xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int
+worker(struct pool *p, int i, void *arg)
+{
+	struct run *r = arg;
+	struct slot *s = &r->slots[i];
+	SMBCCTX *ctx;
+	SMBCFILE *f = NULL;
+	struct stat st;
+	uint64_t rnd, blocks = 0;
+	int64_t t0, deadline;
+	char *buf = NULL;
+	ssize_t n;
+
+	hist_init(&s->lat);
+	rnd = (uint64_t)real_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)i;
+	if (rnd == 0)
+		rnd = 88172645463325252ULL;
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error))) == NULL)
+		s->errors++;
+	else if ((f = smbc_getFunctionOpen(ctx)(ctx, r->url, O_RDONLY, 0)) == NULL)
+		slot_error(s, "open", errno);
+	else if (smbc_getFunctionFstat(ctx)(ctx, f, &st) != 0)
+		slot_error(s, "fstat", errno);
+	else if ((blocks = (uint64_t)st.st_size / (uint64_t)r->block) == 0)
+		slot_error(s, "file smaller than one block", EINVAL);
+	else if ((buf = malloc((size_t)r->block)) == NULL)
+		slot_error(s, "malloc", errno);
+	else
+		s->connected = 1;
+	pool_ready(p);
+	if (pool_wait_go(p) == 0 && s->connected) {
+		s->start = mono_ns();
+		deadline = s->start + (int64_t)r->seconds * 1000000000;
+		while (!g_stop && (t0 = mono_ns()) < deadline) {
+			off_t off = (off_t)(xorshift(&rnd) % blocks) * r->block;
+
+			if (smbc_getFunctionLseek(ctx)(ctx, f, off, SEEK_SET) != off) {
+				if (!g_stop)
+					slot_error(s, "seek", errno);
+				continue;
+			}
+			n = smbc_getFunctionRead(ctx)(ctx, f, buf, (size_t)r->block);
+			if (n == r->block) {
+				hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
+				s->ops++;
+			} else if (!g_stop) {
+				slot_error(s, "read", n < 0 ? errno : EIO);
+				sleep_ms(10);
+			}
+		}
+		s->end = mono_ns();
+	}
+	free(buf);
+	if (f != NULL)
+		smbc_getFunctionClose(ctx)(ctx, f);
+	ctx_free(ctx);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r;
+	struct target t;
+	struct pool p;
+	struct hist lat;
+	struct jw w;
+	const char *cfile = NULL, *error = NULL;
+	long clients = 1;
+	uint64_t ops = 0, errors = 0;
+	int64_t first_ns = 0, ps = 0, pe = 0;
+	double start, dur, rdur, iops, min_iops = NAN, max_iops = NAN;
+	int ch, i, connected = 0, ok;
+
+	memset(&r, 0, sizeof(r));
+	r.seconds = 10;
+	r.block = 4096;
+	while ((ch = getopt(argc, argv, "A:b:c:d:h")) != -1) {
+		switch (ch) {
+		case 'A': cfile = optarg; break;
+		case 'b': r.block = opt_num('b', optarg, 1, 16 * 1024 * 1024); break;
+		case 'c': clients = opt_num('c', optarg, 1, 4096); break;
+		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
+		case 'h': usage(1); break;
+		default: usage(0);
+		}
+	}
+	if (argc - optind != 1)
+		usage(0);
+	if (target_parse(&t, argv[optind]) == -1 || t.path[0] == '\0')
+		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share/file or "
+		    "//host[:port]/share/file", argv[optind]);
+	creds_load(&r.c, cfile);
+	target_url(&t, NULL, r.url, sizeof(r.url));
+	signals_install();
+	client_home_setup();
+
+	r.slots = shm_alloc((size_t)clients * sizeof(struct slot));
+	start = mono_s();
+	pool_start(&p, (int)clients, worker, &r);
+	pool_wait_ready(&p, TIMEOUT_MS / 1000.0 * 3);
+	pool_join(&p, mono_s() + (double)r.seconds + TIMEOUT_MS / 1000.0 + 5);
+	dur = mono_s() - start;
+	creds_wipe(&r.c);
+
+	hist_init(&lat);
+	for (i = 0; i < (int)clients; i++) {
+		struct slot *s = &r.slots[i];
+
+		ops += s->ops;
+		errors += s->errors;
+		hist_merge(&lat, &s->lat);
+		if (s->connected) {
+			connected++;
+			rdur = s->end > s->start ? (double)(s->end - s->start) / 1e9 : 0;
+			iops = rdur > 0 ? (double)s->ops / rdur : 0;
+			if (isnan(min_iops) || iops < min_iops)
+				min_iops = iops;
+			if (isnan(max_iops) || iops > max_iops)
+				max_iops = iops;
+			if (ps == 0 || s->start < ps)
+				ps = s->start;
+			if (s->end > pe)
+				pe = s->end;
+		}
+		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
+			error = s->first_error;
+			first_ns = s->first_error_ns;
+		}
+	}
+	if (p.n < clients && error == NULL)
+		error = "could not start every client";
+	ok = connected > 0 && ops > 0;
+	rdur = pe > ps ? (double)(pe - ps) / 1e9 : 0;
+	jw_head(&w, "smb-readers", ok, error ? error : "no read succeeded");
+	jw_num(&w, "duration_s", dur, 3);
+	jw_int(&w, "clients", clients);
+	jw_int(&w, "connected", connected);
+	jw_int(&w, "ops", (long long)ops);
+	jw_int(&w, "errors", (long long)errors);
+	jw_num(&w, "rate_per_s", rdur > 0 ? (double)ops / rdur : 0, 1);
+	jw_lat(&w, "lat_ms", &lat);
+	jw_obj(&w, "per_client");
+	jw_num(&w, "min_iops", min_iops, 1);
+	jw_num(&w, "max_iops", max_iops, 1);
+	jw_obj_end(&w);
+	jw_str(&w, "first_error", error);
+	jw_end(&w);
+	pool_free(&p);
+	shm_free(r.slots, (size_t)clients * sizeof(struct slot));
+	stdout_close();
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,116 @@
+/*
+ * smb-wait-login - log in every interval until it works or the timeout ends
+ *
+ * smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target
+ *
+ * Each attempt is a real login (new TCP connection, negotiate, session setup,
+ * tree connect, one stat), then the connection is dropped. Prints attempts,
+ * ms from its own start, and the CLOCK_REALTIME ns of the first success.
+ * A logon failure (wrong password) ends the wait at once: it cannot heal.
+ */
+#define _GNU_SOURCE
+#define HELPERS_SMB
+#include <err.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define MAX_ATTEMPT_MS	2000
+
+static void
+usage(int ok)
+{
+	fprintf(ok ? stdout : stderr,
+	    "usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n");
+	exit(ok ? 0 : EXIT_USAGE);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct creds c;
+	struct target t;
+	struct jw w;
+	SMBCCTX *ctx;
+	const char *cfile = NULL;
+	char url[4096], last[ERRLEN] = "", msg[ERRLEN] = "";
+	long interval = 10, timeout = 10, attempts = 0, left_ms;
+	int ch, ok = 0, e = 0;
+	int64_t start, deadline, next, success_ns = 0, success_mono = 0;
+	double elapsed_ms;
+
+	while ((ch = getopt(argc, argv, "A:hi:t:")) != -1) {
+		switch (ch) {
+		case 'A': cfile = optarg; break;
+		case 'h': usage(1); break;
+		case 'i': interval = opt_num('i', optarg, 1, 60000); break;
+		case 't': timeout = opt_num('t', optarg, 1, 86400); break;
+		default: usage(0);
+		}
+	}
+	if (argc - optind != 1)
+		usage(0);
+	if (target_parse(&t, argv[optind]) == -1)
+		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
+		    argv[optind]);
+	creds_load(&c, cfile);
+	start = mono_ns();
+	deadline = start + (int64_t)timeout * 1000000000;
+	signals_install();
+	client_home_setup();
+	target_url(&t, NULL, url, sizeof(url));
+
+	if ((ctx = ctx_new(&c, MAX_ATTEMPT_MS, msg, sizeof(msg))) != NULL) {
+		for (;;) {
+			next = mono_ns() + interval * 1000000;
+			left_ms = (long)((deadline - mono_ns()) / 1000000);
+			smbc_setTimeout(ctx, left_ms < 1 ? 1 : left_ms < MAX_ATTEMPT_MS ? (int)left_ms :
+			    MAX_ATTEMPT_MS);
+			attempts++;
+			if (smb_login(ctx, url) == 0) {
+				success_ns = real_ns();
+				success_mono = mono_ns();
+				ok = 1;
+			} else {
+				e = errno;
+				errmsg(last, sizeof(last), "login", e);
+			}
+			ctx_purge(ctx);
+			if (ok)
+				break;
+			if (e == EACCES || e == EPERM) {
+				snprintf(msg, sizeof(msg), "%s (not retried)", last);
+				break;
+			}
+			if (g_stop) {
+				snprintf(msg, sizeof(msg), "stopped by a signal; %s", last);
+				break;
+			}
+			if (mono_ns() >= deadline) {
+				snprintf(msg, sizeof(msg), "no login within %ld s; %s", timeout, last);
+				break;
+			}
+			while (!g_stop && mono_ns() < next)
+				sleep_ms((long)((next - mono_ns() + 999999) / 1000000));
+		}
+		ctx_free(ctx);
+	}
+	elapsed_ms = (double)((ok ? success_mono : mono_ns()) - start) / 1e6;
+	creds_wipe(&c);
+
+	jw_head(&w, "smb-wait-login", ok, msg);
+	jw_num(&w, "duration_s", (double)(mono_ns() - start) / 1e9, 3);
+	jw_int(&w, "attempts", attempts);
+	jw_num(&w, "elapsed_ms", elapsed_ms, 3);
+	if (ok)
+		jw_int(&w, "first_success_ns", success_ns);
+	else
+		jw_null(&w, "first_success_ns");
+	jw_str(&w, "last_error", last[0] ? last : NULL);
+	jw_end(&w);
+	stdout_close();
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,144 @@
+/*
+ * smbctx.c - the libsmbclient side of the shared module: a private client
+ * HOME (libsmbclient reads $HOME/.smb/smb.conf and ignores SMB_CONF_PATH) and
+ * one context per worker process (the library has no thread support).
+ */
+#define _GNU_SOURCE
+#define HELPERS_SMB
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static char	home[4096];
+static pid_t	home_owner;
+
+static const char client_conf[] =
+    "[global]\n"
+    "\tclient min protocol = SMB2_10\n"
+    "\tclient max protocol = SMB3_11\n"
+    "\tclient signing = default\n"
+    "\tdisable netbios = yes\n"
+    "\tname resolve order = host\n"
+    "\tlog level = 0\n";
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	if (remove(path) == -1)
+		warn("cannot remove '%s'", path);
+	return 0;
+}
+
+static void
+home_remove(void)
+{
+	if (home[0] && getpid() == home_owner)
+		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+client_home_setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char file[4200];
+	FILE *f;
+
+	if (tmp == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	snprintf(home, sizeof(home), "%s/smbhelper.XXXXXX", tmp);
+	if (mkdtemp(home) == NULL)
+		err(1, "cannot create a directory in '%s'", tmp);
+	home_owner = getpid();
+	atexit(home_remove);
+	snprintf(file, sizeof(file), "%s/.smb", home);
+	if (mkdir(file, 0700) == -1)
+		err(1, "cannot create '%s'", file);
+	snprintf(file, sizeof(file), "%s/.smb/smb.conf", home);
+	if ((f = fopen(file, "w")) == NULL)
+		err(1, "cannot create '%s'", file);
+	fputs(client_conf, f);
+	if (fclose(f) == EOF)
+		err(1, "cannot write '%s'", file);
+	if (setenv("HOME", home, 1) == -1)
+		err(1, "setenv");
+}
+
+static void
+auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen,
+    char *un, int unlen, char *pw, int pwlen)
+{
+	const struct creds *c = smbc_getOptionUserData(ctx);
+
+	(void)srv; (void)shr;
+	if (c == NULL)
+		return;
+	if (c->domain[0])
+		snprintf(wg, (size_t)wglen, "%s", c->domain);
+	snprintf(un, (size_t)unlen, "%s", c->user);
+	snprintf(pw, (size_t)pwlen, "%s", c->password);
+}
+
+SMBCCTX *
+ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len)
+{
+	SMBCCTX *ctx;
+
+	if ((ctx = smbc_new_context()) == NULL) {
+		errmsg(msg, len, "smbc_new_context", errno);
+		return NULL;
+	}
+	smbc_setOptionDebugToStderr(ctx, 1);	/* the library logs to stdout otherwise */
+	smbc_setDebug(ctx, 0);
+	smbc_setTimeout(ctx, timeout_ms);
+	smbc_setOptionUseKerberos(ctx, 0);
+	smbc_setOptionFallbackAfterKerberos(ctx, 0);
+	smbc_setOptionNoAutoAnonymousLogin(ctx, 1);
+	smbc_setOptionUseCCache(ctx, 0);
+	smbc_setOptionOneSharePerServer(ctx, 0);
+	smbc_setOptionUserData(ctx, (void *)c);
+	smbc_setFunctionAuthDataWithContext(ctx, auth_fn);
+	if (smbc_init_context(ctx) == NULL) {
+		errmsg(msg, len, "smbc_init_context", errno);
+		smbc_free_context(ctx, 1);
+		return NULL;
+	}
+	return ctx;
+}
+
+void
+ctx_purge(SMBCCTX *ctx)
+{
+	smbc_getFunctionPurgeCachedServers(ctx)(ctx);
+}
+
+void
+ctx_free(SMBCCTX *ctx)
+{
+	if (ctx != NULL)
+		smbc_free_context(ctx, 1);
+}
+
+int
+smb_login(SMBCCTX *ctx, const char *share_url)
+{
+	struct stat st;
+
+	return smbc_getFunctionStat(ctx)(ctx, share_url, &st);
+}
+
+void
+errmsg(char *msg, size_t len, const char *what, int e)
+{
+	if (e == ETIMEDOUT)
+		snprintf(msg, len, "%s: timed out", what);
+	else
+		snprintf(msg, len, "%s: %s", what, e ? strerror(e) : "failed");
+}
