@@ -312,7 +312,7 @@ signals_install(void)
 
 /* histogram -------------------------------------------------------------- */
 
-#define HIST_MIN	1e-3			/* ms */
+#define HIST_MIN	1e-6			/* ms: 1 ns */
 #define HIST_ALPHA	0.0095			/* relative error of a bucket's midpoint */
 #define HIST_GAMMA	((1 + HIST_ALPHA) / (1 - HIST_ALPHA))
 
@@ -371,6 +371,8 @@ hist_pct(const struct hist *h, double p)
 		return NAN;
 	if (p >= 100)
 		return h->max;
+	if (p <= 0)
+		return h->min;
 	rank = (uint64_t)ceil(p / 100 * (double)h->n);
 	if (rank < 1)
 		rank = 1;

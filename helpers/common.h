@@ -55,12 +55,12 @@ void	signals_install(void);
 
 /*
  * Latency histogram, in milliseconds. Buckets grow by gamma = 1.02/0.98, so
- * the midpoint of a bucket is within 1 % of every value in it; range 1 us to
- * about 1.2e6 ms, values outside are clamped into the end buckets (min and max
- * are kept exactly). Fixed size, plain data: it can live in shared memory and
+ * the midpoint of a bucket is within 1 % of every value in it; range 1 ns to
+ * about 2e6 ms, values outside are clamped into the end buckets (min and max
+ * are kept exactly, and p0/p100 return them). Fixed size, plain data: it can live in shared memory and
  * is merged by adding buckets.
  */
-#define HIST_BUCKETS	1100
+#define HIST_BUCKETS	1500
 struct hist {
 	uint64_t	n;
 	double		sum;

@@ -1,4 +1,5 @@
 /* test-hist - checks hist_pct against exact nearest-rank percentiles (make check) */
+#define _DEFAULT_SOURCE
 #include <err.h>
 #include <math.h>
 #include <stdlib.h>
