@@ -50,7 +50,7 @@ settings_load() {
     bash -n "$file" 2>/dev/null || die "settings file '$file' is not valid shell syntax: check 'bash -n $file'"
     while IFS= read -r line; do
       key=${line%%=*}
-      settings_keys | grep -qxF -- "$key" || die "unknown setting '$key' in '$file'"
+      grep -qxF -- "$key" < <(settings_keys) || die "unknown setting '$key' in '$file'"
     done < <(sed -nE 's/^[[:space:]]*(export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=.*/\2=/p' "$file")
     # shellcheck source=/dev/null
     source "$file"
