@@ -54,6 +54,7 @@ setup() {
     assert_output --partial "$line"
   done
   # every smbd of the kit is in the kit's cgroup, and the main pid is the pid file's
+  # shellcheck source=/dev/null
   source "$f"
   [[ -n $KIT_CGROUP && -f $KIT_CGROUP/cgroup.procs ]]
   run cat "$KIT_CGROUP/cgroup.procs"
@@ -95,7 +96,8 @@ setup() {
 @test "stop: nothing listens, no nft table, no kit process; config, user and data are kept" {
   run "$KIT_ROOT/stop-samba.sh"
   assert_success
-  ! srv_listening
+  run srv_listening
+  assert_failure
   run nft list table ip "$SRV_TABLE"
   assert_failure
   [[ -z $(srv_kit_pids) ]]
@@ -120,7 +122,8 @@ setup() {
   hits=$(grep -rlF -- "$pw" "$SRV_ROOT" "$KIT_ROOT" 2>/dev/null || true)
   [[ $hits == "$SRV_ROOT/conf/credentials" ]] || fail "password found in: $hits"
   # the passdb keeps only the NT hash; the password itself is not stored there either
-  ! grep -qaF -- "$pw" "$SRV_ROOT/state/private/passdb.tdb"
+  run grep -qaF -- "$pw" "$SRV_ROOT/state/private/passdb.tdb"
+  assert_failure
 }
 
 @test "cleanup removes user, config, share, unit, table, process; twice works" {
@@ -150,8 +153,9 @@ setup() {
   [[ -n $pw ]]
   grep -qF "smbpasswd" "$sampler" || grep -qF "smbclient" "$sampler" ||
     fail "the sampler saw none of the kit's commands; it proves nothing"
-  ! grep -qF -- "$pw" "$sampler"
-  ! grep -qF -- "$pw" <<<"$output"
+  refute_output --partial "$pw"
+  run grep -qF -- "$pw" "$sampler"
+  assert_failure
   run srv_cleanup
   assert_success
   srv_assert_clean
