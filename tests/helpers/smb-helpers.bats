@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# The five libsmbclient helpers against a private smbd on a free loopback port (one per file).
+# Each count is checked against the server's own evidence: smbd's profiling counters, its
+# processes, the share directory on disk.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  load '../test_helper/common-setup'
+  load 'smbd-setup'
+  _common_setup
+  kit_require_root
+  kit_require_cmd smbd pdbedit smbstatus jq make cc pkg-config
+  pkg-config --exists smbclient || skip "libsmbclient-dev is not installed"
+  make -s -C "$KIT_ROOT/helpers" >&2 || fail "the helpers do not build"
+  PORT=$(kit_free_port 4470 4499) || fail "no free port in 4470-4499"
+  SMBD_DIR=$BATS_FILE_TMPDIR/smbd
+  helpers_smbd_start "$SMBD_DIR" "$PORT" || fail "private smbd did not start"
+  H=$KIT_ROOT/helpers
+  UNC=//127.0.0.1:$PORT/perf
+  head -c 8M /dev/urandom >"$SMBD_SHARE/data.0"
+  chmod 644 "$SMBD_SHARE/data.0"
+  export PORT SMBD_DIR SMBD_CONF SMBD_SHARE SMBD_CREDS H UNC
+}
+
+teardown_file() {
+  load 'smbd-setup'
+  [[ -n ${SMBD_DIR:-} ]] && helpers_smbd_stop "$SMBD_DIR"
+  return 0
+}
+
+setup() {
+  load '../test_helper/common-setup'
+  load 'smbd-setup'
+  _common_setup
+}
+
+# tcons: smbd's count of SMB2 tree connects so far (profiling counters)
+tcons() {
+  smbstatus -s "$SMBD_CONF" -P | awk '$1 == "smb2_tcon_count:" { print $2 }'
+}
+
+# bad_creds: a credentials file with a wrong password
+bad_creds() {
+  printf 'username=nobody\npassword=wrong\n' >"$BATS_TEST_TMPDIR/bad"
+  echo "$BATS_TEST_TMPDIR/bad"
+}
+
+@test "every SMB helper prints its usage with -h and exits 2 on a bad option" {
+  local h
+  for h in smb-wait-login smb-login-storm smb-files smb-readers smb-hold; do
+    run "$H/$h" -h
+    assert_success
+    assert_output --partial "usage: $h"
+    run --separate-stderr "$H/$h" -Z "$UNC"
+    assert_equal "$status" 2
+    assert_equal "$output" ""
+    [[ $stderr == *"usage: $h"* ]] || fail "$h -Z: no usage on stderr: $stderr"
+    run --separate-stderr "$H/$h" -A "$SMBD_CREDS"
+    assert_equal "$status" 2
+    run --separate-stderr "$H/$h" -A "$SMBD_CREDS" "not-a-target"
+    assert_equal "$status" 2
+    [[ $stderr == *"bad target"* ]] || fail "$h: $stderr"
+  done
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 0 "$UNC"
+  assert_equal "$status" 2
+  run --separate-stderr env -u SMB_USER "$H/smb-wait-login" "$UNC"
+  assert_equal "$status" 2
+  [[ $stderr == *"no credentials"* ]] || fail "$stderr"
+}
+
+@test "smb-wait-login logs in and reports attempts and the wall-clock time of success" {
+  local before after
+  before=$(date +%s%N)
+  run --separate-stderr "$H/smb-wait-login" -A "$SMBD_CREDS" -i 1 -t 5 "$UNC"
+  after=$(date +%s%N)
+  assert_success
+  jq -e '.helper == "smb-wait-login" and .ok == true and .attempts >= 1 and .elapsed_ms > 0
+    and (.duration_s | type == "number") and .last_error == null' <<<"$output"
+  jq -e --argjson a "$before" --argjson b "$after" \
+    '.first_success_ns > $a and .first_success_ns < $b' <<<"$output"
+}
+
+@test "credentials come from the environment too, and smb:// URLs work" {
+  local pw
+  pw=$(sed -n 's/^password=//p' "$SMBD_CREDS")
+  SMB_USER=nobody SMB_PASSWORD=$pw run --separate-stderr "$H/smb-wait-login" -t 5 \
+    "smb://127.0.0.1:$PORT/perf"
+  assert_success
+  jq -e '.ok == true' <<<"$output"
+}
+
+@test "a wrong password gives ok:false and exit 1 at once, for every SMB helper" {
+  local bad h start
+  bad=$(bad_creds)
+  start=$SECONDS
+  run --separate-stderr "$H/smb-wait-login" -A "$bad" -t 20 "$UNC"
+  assert_equal "$status" 1
+  jq -e '.ok == false and (.error | test("Permission denied")) and .first_success_ns == null' <<<"$output"
+  run --separate-stderr "$H/smb-login-storm" -A "$bad" -w 2 -d 1 "$UNC"
+  assert_equal "$status" 1
+  jq -e '.ok == false and .ops == 0 and .errors > 0 and (.first_error | test("Permission denied"))' <<<"$output"
+  run --separate-stderr "$H/smb-files" -A "$bad" -w 2 -d 1 "$UNC"
+  assert_equal "$status" 1
+  jq -e '.ok == false and .create.ops == 0 and .left_behind == 0' <<<"$output"
+  run --separate-stderr "$H/smb-readers" -A "$bad" -c 2 -d 1 "$UNC/data.0"
+  assert_equal "$status" 1
+  jq -e '.ok == false and .connected == 0' <<<"$output"
+  run --separate-stderr "$H/smb-hold" -A "$bad" -n 3 "$UNC" </dev/null
+  assert_equal "$status" 1
+  jq -e '.ok == false and .held == 0 and .errors == 3' <<<"$output"
+  ((SECONDS - start < 15)) || fail "wrong-password runs took $((SECONDS - start)) s"
+}
+
+@test "a closed port fails at once; a server that never answers times out" {
+  local closed silent pid start
+  closed=$(kit_free_port $((PORT + 1)) 4499)
+  run --separate-stderr "$H/smb-wait-login" -A "$SMBD_CREDS" -t 1 "//127.0.0.1:$closed/perf"
+  assert_equal "$status" 1
+  jq -e '.ok == false and .attempts > 1 and (.last_error | test("refused"))' <<<"$output"
+
+  silent=$(kit_free_port $((closed + 1)) 4499)
+  python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent" 3>&- &
+  pid=$!
+  sleep 0.3
+  start=$SECONDS
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "//127.0.0.1:$silent/perf"
+  kill "$pid"
+  assert_equal "$status" 1
+  jq -e '.ok == false and (.first_error | test("timed out"))' <<<"$output"
+  ((SECONDS - start <= 12)) || fail "took $((SECONDS - start)) s"
+}
+
+@test "smb-login-storm: its logins equal the tree connects smbd counted" {
+  local t0 t1
+  t0=$(tcons)
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 4 -d 2 "$UNC"
+  assert_success
+  sleep 0.5 # the last smbd children flush their counters as they exit
+  t1=$(tcons)
+  jq -e '.helper == "smb-login-storm" and .ok == true and .workers == 4 and .ops > 0
+    and .errors == 0 and .rate_per_s > 0 and .first_error == null
+    and .lat_ms.p50 > 0 and .lat_ms.p50 <= .lat_ms.p95 and .lat_ms.p95 <= .lat_ms.p99
+    and .lat_ms.p99 <= .lat_ms.max and .lat_ms.mean > 0' <<<"$output"
+  assert_equal "$(jq .ops <<<"$output")" "$((t1 - t0))"
+}
+
+@test "smb-files: created equals deleted and nothing is left in the share" {
+  mkdir -m 1777 "$SMBD_SHARE/files"
+  run --separate-stderr "$H/smb-files" -A "$SMBD_CREDS" -w 3 -d 1 -s 4 "$UNC/files"
+  assert_success
+  jq -e '.helper == "smb-files" and .ok == true and .workers == 3
+    and .create.ops > 0 and .create.errors == 0 and .create.rate_per_s > 0
+    and .create.duration_s > 0 and .create.lat_ms.p99 > 0
+    and .delete.ops == .create.ops and .delete.errors == 0 and .delete.rate_per_s > 0
+    and .files_per_folder > 0 and .files_per_folder <= .create.ops and .left_behind == 0' <<<"$output"
+  run ls -A "$SMBD_SHARE/files"
+  assert_output ""
+}
+
+@test "smb-readers: every client connects and reads" {
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 3 -d 1 "$UNC/data.0"
+  assert_success
+  jq -e '.helper == "smb-readers" and .ok == true and .clients == 3 and .connected == 3
+    and .ops > 0 and .errors == 0 and .rate_per_s > 0 and .lat_ms.p50 > 0
+    and .per_client.min_iops > 0 and .per_client.min_iops <= .per_client.max_iops
+    and .first_error == null' <<<"$output"
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/missing"
+  assert_equal "$status" 1
+  jq -e '.ok == false and .connected == 0 and (.first_error | test("No such file"))' <<<"$output"
+}
+
+@test "smb-hold -n 50: 50 more smbd processes while it holds, pss-sum counts them, all cleaned up" {
+  local main before during fifo out i
+  main=$(helpers_smbd_pid "$SMBD_DIR")
+  before=$(pgrep -c -P "$main")
+  fifo=$BATS_TEST_TMPDIR/fifo
+  out=$BATS_TEST_TMPDIR/hold.json
+  mkfifo "$fifo"
+  "$H/smb-hold" -A "$SMBD_CREDS" -n 50 "$UNC" <"$fifo" >"$out" 3>&- &
+  exec 5>"$fifo"
+  for ((i = 0; i < 300; i++)); do
+    [[ -s $out ]] && break
+    sleep 0.1
+  done
+  jq -e '.helper == "smb-hold" and .ok == true and .asked == 50 and .held == 50
+    and .errors == 0 and .fd_limit >= 50 and .first_error == null' "$out" || {
+    exec 5>&-
+    fail "$(cat "$out")"
+  }
+  during=$(pgrep -c -P "$main")
+  run "$H/pss-sum" -p "$main"
+  exec 5>&- # end of stdin: smb-hold cleans up and exits
+  wait
+  assert_equal "$during" "$((before + 50))"
+  jq -e --argjson n "$((during + 1))" '.ok == true and .source == "proc" and .processes == $n
+    and .pss_kb > 0 and .pss_kb < .rss_kb and .max_rss_kb > 0 and .max_rss_kb < .rss_kb' <<<"$output"
+  run ls "$SMBD_SHARE"
+  refute_output --partial "smb-hold."
+  for ((i = 0; i < 100; i++)); do
+    (($(pgrep -c -P "$main") <= before)) && break
+    sleep 0.1
+  done
+  assert_equal "$(pgrep -c -P "$main")" "$before"
+}
+
+@test "SIGTERM ends a long run early with a valid line" {
+  local out=$BATS_TEST_TMPDIR/storm.json pid start
+  start=$SECONDS
+  "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 60 "$UNC" >"$out" 3>&- &
+  pid=$!
+  sleep 1
+  kill -TERM "$pid"
+  wait "$pid"
+  ((SECONDS - start < 10)) || fail "took $((SECONDS - start)) s"
+  jq -e '.ok == true and .ops > 0 and .duration_s < 10' "$out"
+}
