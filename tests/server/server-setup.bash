@@ -55,14 +55,15 @@ srv_teardown_file() {
   rm -rf --one-file-system "$SRV_ROOT"
 }
 
-# srv_kit_pids: print the PIDs of live processes started with the kit's smb.conf.
+# srv_kit_pids: print the PIDs of live (not zombie) processes started with the kit's smb.conf.
 srv_kit_pids() {
-  local p cmd state
-  for p in /proc/[0-9]*; do
-    cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
-    [[ " $cmd " == *" $SRV_ROOT/conf/smb.conf "* ]] || continue
-    state=$(awk '{ print $3 }' "$p/stat" 2>/dev/null) || continue
-    [[ $state == Z ]] || echo "${p#/proc/}"
+  local f p state
+  for f in $(grep -lF -- "$SRV_ROOT/conf/smb.conf" /proc/[0-9]*/cmdline 2>/dev/null); do
+    p=${f#/proc/}
+    p=${p%/cmdline}
+    [[ $p != "$BASHPID" ]] || continue
+    state=$( { awk '{ print $3 }' "/proc/$p/stat"; } 2>/dev/null) || continue
+    [[ -z $state || $state == Z ]] || echo "$p"
   done
 }
 
