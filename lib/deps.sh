@@ -43,11 +43,13 @@ deps_missing() {
   done < <(deps_packages "$1")
 }
 
-# deps_crb_hint: print the command that enables the repository holding the -devel packages.
+# deps_crb_hint: print the command that enables the repository holding the -devel packages
+# (RHEL: CodeReady Builder via subscription-manager; Alma, Rocky, CentOS: crb).
 deps_crb_hint() {
-  local id=''
-  if [[ -r /etc/os-release ]]; then
-    id=$(. /etc/os-release && printf '%s' "${ID:-}")
+  local id='' file=${DEPS_OS_RELEASE:-/etc/os-release}
+  if [[ -r $file ]]; then
+    # shellcheck source=/dev/null
+    id=$(. "$file" && printf '%s' "${ID:-}")
   fi
   case $id in
     rhel) printf 'subscription-manager repos --enable codeready-builder-for-rhel-9-%s-rpms\n' "$(uname -m)" ;;
@@ -80,7 +82,7 @@ deps_ensure() {
         die "could not install: ${missing[*]}"
       ;;
     rhel)
-      if printf '%s\n' "${missing[@]}" | grep -q -- '-devel$' &&
+      if [[ " ${missing[*]} " == *" libsmbclient-devel "* ]] &&
         ! dnf -q list --available libsmbclient-devel >/dev/null 2>&1 &&
         ! deps_installed rhel libsmbclient-devel; then
         die "package 'libsmbclient-devel' is in the CodeReady Builder repository, which is off: enable it with '$(deps_crb_hint)' and run start-samba.sh again"
