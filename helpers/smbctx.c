@@ -96,7 +96,6 @@ ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len)
 		return NULL;
 	}
 	smbc_setOptionDebugToStderr(ctx, 1);	/* the library logs to stdout otherwise */
-	smbc_setDebug(ctx, 0);
 	smbc_setTimeout(ctx, timeout_ms);
 	smbc_setOptionUseKerberos(ctx, 0);
 	smbc_setOptionFallbackAfterKerberos(ctx, 0);

@@ -218,3 +218,46 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent"
   ((SECONDS - start < 10)) || fail "took $((SECONDS - start)) s"
   jq -e '.ok == true and .ops > 0 and .duration_s < 10' "$out"
 }
+
+# vg LOGDIR HELPER ARG...: the helper under valgrind's leak check, one log per process
+vg() {
+  local logs=$1
+  shift
+  mkdir -p "$logs"
+  valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+    --errors-for-leak-kinds=definite,indirect,possible --num-callers=30 \
+    --suppressions="$H/valgrind.supp" --log-file="$logs/vg.%p" "$@"
+}
+
+# vg_clean LOGDIR: every process's log is empty (-q prints only errors)
+vg_clean() {
+  local f n=0
+  for f in "$1"/vg.*; do
+    n=$((n + 1))
+    [[ -s $f ]] && fail "valgrind found errors: $(head -50 "$f")"
+  done
+  ((n > 0)) || fail "no valgrind logs in $1"
+}
+
+@test "valgrind: no leak in a short run of each libsmbclient helper" {
+  kit_require_cmd valgrind
+  local d=$BATS_TEST_TMPDIR
+  vg "$d/wait" "$H/smb-wait-login" -A "$SMBD_CREDS" -t 20 "$UNC" >/dev/null
+  vg_clean "$d/wait"
+  vg "$d/storm" "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 2 "$UNC" >"$d/storm.json"
+  jq -e '.ok == true and .ops >= 2' "$d/storm.json"
+  vg_clean "$d/storm"
+  (($(find "$d/storm" -name 'vg.*' | wc -l) == 3)) || fail "want logs of the parent and 2 workers"
+  vg "$d/files" "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC" >"$d/files.json"
+  jq -e '.ok == true and .left_behind == 0' "$d/files.json"
+  vg_clean "$d/files"
+  vg "$d/readers" "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0" >/dev/null
+  vg_clean "$d/readers"
+  sleep 4 | vg "$d/hold" "$H/smb-hold" -A "$SMBD_CREDS" -n 3 "$UNC" >"$d/hold.json"
+  jq -e '.ok == true and .held == 3' "$d/hold.json"
+  vg_clean "$d/hold"
+  printf 'username=nobody\npassword=wrong\n' >"$d/bad"
+  run vg "$d/bad-login" "$H/smb-login-storm" -A "$d/bad" -w 1 -d 1 "$UNC"
+  assert_equal "$status" 1
+  vg_clean "$d/bad-login"
+}
