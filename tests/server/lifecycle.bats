@@ -47,7 +47,7 @@ setup() {
   assert_output 3
   run getent passwd "$SRV_USER"
   assert_output --regexp ":samba perf test kit:[^:]*:(/usr/sbin/nologin|/sbin/nologin|/bin/false)$"
-  for line in "smb ports = $SRV_PORT" "interfaces = 127.0.0.1" "bind interfaces only = Yes" \
+  for line in "smb ports = $SRV_PORT" "interfaces = 127.0.0.1/8" "bind interfaces only = Yes" \
     "disable netbios = Yes" "ncalrpc dir = $SRV_ROOT/state/ncalrpc" "private dir = $SRV_ROOT/state/private" \
     "pid directory = $SRV_ROOT/state/pid" "load printers = No"; do
     run testparm -s "$SRV_ROOT/conf/smb.conf"
