@@ -58,13 +58,13 @@ srv_teardown_file() {
 # srv_kit_pids: print the PIDs of live (not zombie) processes started with the kit's smb.conf.
 srv_kit_pids() {
   local f p state
-  for f in $(grep -lF -- "$SRV_ROOT/conf/smb.conf" /proc/[0-9]*/cmdline 2>/dev/null); do
+  while IFS= read -r f; do
     p=${f#/proc/}
     p=${p%/cmdline}
     [[ $p != "$BASHPID" ]] || continue
-    state=$( { awk '{ print $3 }' "/proc/$p/stat"; } 2>/dev/null) || continue
+    state=$({ awk '{ print $3 }' "/proc/$p/stat"; } 2>/dev/null) || continue
     [[ -z $state || $state == Z ]] || echo "$p"
-  done
+  done < <(grep -lF -- "$SRV_ROOT/conf/smb.conf" /proc/[0-9]*/cmdline 2>/dev/null)
 }
 
 # srv_listening: true when something listens on the kit's port.
