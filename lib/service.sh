@@ -270,6 +270,9 @@ service_check_port() {
   for p in $(service_port_holders); do
     pid=$p
     [[ -n $ours ]] && { [[ $p == "$ours" ]] || service_pid_is_ours "$p"; } && continue
+    if service_pid_is_ours "$p"; then
+      die "setting 'TEST_PORT' has bad value '$TEST_PORT': an smbd with the kit's config (pid $p) holds it but its pid file is not in '$STATE_DIR' (did STATE_DIR change?): stop it with the old settings"
+    fi
     die "setting 'TEST_PORT' has bad value '$TEST_PORT': the port is in use by another program (pid $pid)"
   done
   [[ -n $ours ]] || die "setting 'TEST_PORT' has bad value '$TEST_PORT': the port is in use by another program"
