@@ -51,7 +51,13 @@ def key_label:
     "left_behind": "files left behind", "requests": "requests", "fio_errors": "errors fio saw",
     "server_failed": "requests the server answered with an error", "reconnects": "reconnects",
     "method": "method", "command": "command", "kept_up": "kept up", "clients": "clients",
-    "connected": "connected"
+    "connected": "connected", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)",
+    "per_client_iops": "IOPS per client (min-max)", "median_ms": "median of the rounds (ms)",
+    "round": "round", "attempts": "login attempts", "error": "error", "why": "why not",
+    "streams": "streams", "iodepth": "requests in flight per job", "jobs": "jobs", "block": "block size",
+    "runtime_s": "fio ran for (s)", "drop_caches": "page cache dropped first", "file_kb": "file size (KiB)",
+    "create": "create", "delete": "delete", "reads": "reads counted", "gb": "GB read",
+    "first_error_code": "first error code"
   }[.] // .;
 
 # Markdown table from an array of objects (columns = keys of the first row, plus later ones).
@@ -97,7 +103,7 @@ def verdict_md($c):
      "> **INCOMPLETE**: \($run.interrupted // "the run did not finish"). "
      + "Results below are only those measured before it stopped"
      + (([$run.requested[]? | select(($r.metrics[.] // null) == null)]) as $miss
-        | if ($miss | length) > 0 then "; not run: " + ($miss | join(", ")) else "" end)
+        | if ($miss | length) > 0 then "; not measured: " + ($miss | join(", ")) else "" end)
      + ".", ""
    else empty end),
   "| | |",

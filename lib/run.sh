@@ -197,7 +197,7 @@ run_show() {
   line=$(jq -r '
     def n: if type == "number" then (if . == floor then tostring elif fabs >= 100 then round | tostring
       else (. * 100 | round) / 100 | tostring end) else "—" end;
-    "\(.status)\t" + (if .status == "SKIP" then "skipped: \(.why)"
+    "\(.status)\t" + (if .status == "SKIP" then "(\(.why))"
       else "\(.value | n) \(.unit)  (target \(.target_text // "\(.target_op | sub(">="; "≥") | sub("<="; "≤")) \(.target | n) \(.unit)"))"
         + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end) end)' "$f")
   status=${line%%$'\t'*}
@@ -250,6 +250,7 @@ run_sessions_check() {
   run_stop_child "$pid"
   wait "$pid" 2>/dev/null || true
   RUN_CHILD=''
+  rm -rf --one-file-system -- "$SHARE_DIR/memory-test"
   [[ -n $json ]] || return 1
   printf '%s\n' "$json" >"$RUN_DIR/raw/smbstatus.json"
   printf '%s\n' "$json" | jq -c '

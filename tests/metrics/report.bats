@@ -71,7 +71,7 @@ copy_fixture() {
   assert_success
   run cat "$dir/report.md"
   assert_line --partial "> **INCOMPLETE**: interrupted by the user (Ctrl-C) during 'metadata'"
-  assert_line --partial 'not run: metadata, concurrency.'
+  assert_line --partial 'not measured: metadata, concurrency.'
   assert_line '1 PASS, 0 FAIL, 0 SKIP (incomplete run).'
 }
 
