@@ -1,0 +1,48 @@
+#!/bin/busybox sh
+# shellcheck shell=sh
+# Usage: /init in the guest initramfs (built by prepare-guest.sh); not run on the host
+# Summary: load virtio/9p/overlay, mount the host root read-only under a tmpfs overlay, switch into it
+#
+# Kernel command line keys it reads:
+#   guest.stage2=PATH   script (on the host root) to exec as PID 1 after switch_root
+# Any failure powers the guest off: a rescue shell would only hang the run until its timeout.
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+
+init_fail() {
+  echo "guest-init: error: $*" >/dev/console
+  sleep 1
+  poweroff -f
+}
+
+mount -t proc proc /proc || init_fail "cannot mount /proc"
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+stage2=
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+  case $arg in
+    guest.stage2=*) stage2=${arg#guest.stage2=} ;;
+  esac
+done
+[ -n "$stage2" ] || init_fail "no guest.stage2= on the kernel command line"
+
+while read -r mod; do
+  insmod "/lib/modules/$mod" || init_fail "cannot load '$mod'"
+done </lib/modules/order
+
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /lower ||
+  init_fail "cannot mount the host root (9p tag 'hostroot')"
+mount -t tmpfs -o mode=0755,size=75% overlay-upper /upper
+mkdir -p /upper/data /upper/work
+mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
+  init_fail "cannot mount the overlay"
+[ -x "/newroot$stage2" ] || init_fail "stage 2 '$stage2' is not executable in the host root"
+
+read -r up _ </proc/uptime
+echo "guest-init: root ready, switching to '$stage2' at ${up} s uptime" >/dev/console
+umount /sys /proc
+mount --move /dev /newroot/dev 2>/dev/null || umount /dev
+exec switch_root /newroot "$stage2"
