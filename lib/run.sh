@@ -156,6 +156,14 @@ run_drop_caches() {
 run_estimate() {
   local n=0 l
   case $1 in
+    seqwrite | seqread | randread | randwrite | latency | errors)
+      if fio_skip_reason >/dev/null; then
+        echo 0
+        return 0
+      fi
+      ;;
+  esac
+  case $1 in
     startup) n=$((STARTUP_ROUNDS * 2)) && [[ ${KIT_MOUNTED:-no} != yes ]] || n=$((STARTUP_ROUNDS * 6)) ;;
     login) n=$((DURATION + 1)) ;;
     seqwrite) n=$((DURATION + 2)) && ! fio_needs_file 0 || n=$((n + DATA_FILE_MB / 400)) ;;
@@ -164,6 +172,7 @@ run_estimate() {
     metadata) n=$((DURATION + DURATION / 3 + 1)) ;;
     concurrency)
       for l in $CONCURRENCY_LEVELS; do n=$((n + DURATION + 1 + l / 40)); done
+      [[ -e $SHARE_DIR/fio/data.0 ]] || n=$((n + DATA_FILE_MB / 200))
       ;;
     cpu) n=$((CPU_NEEDS_RUN ? DURATION + 2 : 0)) ;;
     memory) n=$((MEMORY_CONNECTIONS / 40 + 3)) ;;
@@ -324,7 +333,11 @@ run_one() {
   local m=$1 est
   RUN_CURRENT=$m
   est=$(run_estimate "$m")
-  log "${C_BOLD}[$2/$3] $m${C_OFF}: $(run_describe "$m") (about $est s; run ends in about $((RUN_LEFT)) s)"
+  if ((est == 0)); then
+    log "${C_BOLD}[$2/$3] $m${C_OFF}: $(run_describe "$m")"
+  else
+    log "${C_BOLD}[$2/$3] $m${C_OFF}: $(run_describe "$m") (about $est s; run ends in about $RUN_LEFT s)"
+  fi
   if ! "metric_$m"; then
     [[ -f $RUN_DIR/metrics/$m.json ]] ||
       run_result "$m" FAIL null "" null "" "the measurement could not be done (see raw/$m*.err)"
@@ -358,7 +371,11 @@ run_main() {
   n=${#RUN_METRICS[@]}
   cpu_plan
   RUN_LEFT=0
-  for m in "${RUN_METRICS[@]}"; do RUN_LEFT=$((RUN_LEFT + $(run_estimate "$m"))); done
+  for m in "${RUN_METRICS[@]}"; do
+    # latency and errors share one steady run
+    [[ $m == errors && " ${RUN_METRICS[*]} " == *' latency '* ]] && continue
+    RUN_LEFT=$((RUN_LEFT + $(run_estimate "$m")))
+  done
   log "test-samba: ${n} metric(s) against $KIT_UNC, about $RUN_LEFT s; results in ${RUN_DIR#"$KIT_ROOT"/}/"
   for m in "${RUN_METRICS[@]}"; do
     i=$((i + 1))

@@ -54,7 +54,7 @@ concurrency_step() {
                 + (if $forks > 0 then ": fork() failed in log.smbd" elif .first_error then ": \(.first_error)" else "" end)
                else empty end),
              (if $e > 0 then "\($e) requests failed" + (if .first_error then ": \(.first_error)" else "" end) else empty end),
-             (if $p == null then "no latency measured" elif $p > $max then "p99 \($p) ms > \($max) ms" else empty end),
+             (if $p == null then "no latency measured" elif $p > $max then "p99 \($p * 10 | round / 10) ms > \($max) ms" else empty end),
              (if .ok != true and .error then .error else empty end)] | join("; "))}' "$out")
 }
 

@@ -45,7 +45,7 @@ metric_login() {
     status=FAIL why+="${why:+; }$(printf '%.1f' "$rate") logins/s is below $TARGET_LOGIN_RATE_MIN"
   fi
   if [[ $p95 == null ]] || [[ $(run_judge "$p95" "<=" "$TARGET_LOGIN_P95_MAX_MS") == FAIL ]]; then
-    status=FAIL why+="${why:+; }p95 $p95 ms is above $TARGET_LOGIN_P95_MAX_MS ms"
+    status=FAIL why+="${why:+; }p95 $(printf '%.1f' "${p95/null/0}") ms is above $TARGET_LOGIN_P95_MAX_MS ms"
   fi
   if ((errors > 0)); then
     status=FAIL why+="${why:+; }$errors of $((ops + errors)) logins failed: $(jq -r '.first_error // "?"' "$f")"

@@ -62,6 +62,7 @@ metric_startup() {
     rounds=$(jq -c --argjson r "$row" '. + [$r]' <<<"$rounds")
     log "      round $i: $(jq -r '"login works after \(.login_ms // "—") ms" + (if .recovery_s then ", client writes again after \(.recovery_s) s" else "" end) + (if .error then " (\(.error))" else "" end)' <<<"$row")"
   done
+  [[ -s $RUN_DIR/raw/startup.err ]] || rm -f "$RUN_DIR/raw/startup.err"
   service_is_running || warn "the test server is not running after the startup test: run ./start-samba.sh"
   worst=$(jq '[.[].login_ms] | if any(. == null) then null else max end' <<<"$rounds")
   if [[ $worst == null ]]; then
