@@ -197,6 +197,8 @@ service_start() {
     state_set KIT_UNIT "$(service_unit)"
   else
     service_cgroup_make
+    state_set KIT_CGROUP "$SERVICE_CGROUP"
+    state_set KIT_SERVICE_MODE "$mode"
     (
       if [[ -n $SERVICE_CGROUP ]]; then
         printf '%s\n' "$BASHPID" >"$SERVICE_CGROUP/cgroup.procs" || exit 3
@@ -217,18 +219,36 @@ service_start() {
   KIT_SMBD_PID=$pid
 }
 
-# service_gone CGROUP PID: true when PID is gone and CGROUP holds no process.
+# service_kit_cgroups: print the cgroup folders of the kit that exist: KIT_CGROUP, and in
+# daemon mode the kit's own cgroup names (found even when an interrupted start left no state).
+service_kit_cgroups() {
+  local root
+  {
+    [[ -z ${KIT_CGROUP:-} ]] || printf '%s\n' "$KIT_CGROUP"
+    if [[ ${KIT_SERVICE_MODE:-daemon} != systemd ]]; then
+      if root=$(service_cgroup2_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
+      if root=$(service_cgroup1_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
+    fi
+  } | sort -u | while IFS= read -r root; do [[ ! -d $root ]] || printf '%s\n' "$root"; done
+}
+
+# service_kit_procs: print the PIDs in every cgroup of the kit.
+service_kit_procs() {
+  local cg
+  while IFS= read -r cg; do service_cgroup_procs "$cg"; done < <(service_kit_cgroups)
+}
+
+# service_gone PID: true when PID is not the kit's smbd and no kit cgroup holds a process.
 service_gone() {
-  [[ -z $(service_cgroup_procs "$1") ]] || return 1
-  [[ -z $2 ]] || ! service_pid_is_ours "$2"
+  [[ -z $(service_kit_procs) ]] || return 1
+  [[ -z $1 ]] || ! service_pid_is_ours "$1"
 }
 
 # service_stop: stop the kit's smbd; return when every kit smbd process is gone (timeout 20 s,
 # then SIGKILL). Removes the daemon-mode cgroup when empty. Quiet when nothing runs.
 service_stop() {
-  local mode cg pid='' unit p
+  local mode pid='' unit p cg
   mode=${KIT_SERVICE_MODE:-$(service_mode)}
-  cg=${KIT_CGROUP:-}
   unit=${KIT_UNIT:-$(service_unit)}
   pid=$(service_main_pid 2>/dev/null) || pid=''
   if [[ $mode == systemd && $(service_mode) == systemd ]]; then
@@ -238,19 +258,21 @@ service_stop() {
   elif [[ -n $pid ]]; then
     kill -TERM "$pid" 2>/dev/null || true
   fi
-  if ! common_wait_until 20 0.05 service_gone "$cg" "$pid"; then
+  if ! common_wait_until 20 0.05 service_gone "$pid"; then
     warn "smbd did not stop within 20 s: killing the kit's processes"
-    for p in $pid $(service_cgroup_procs "$cg"); do kill -KILL "$p" 2>/dev/null || true; done
-    common_wait_until 5 0.1 service_gone "$cg" "$pid" || die "the kit's smbd processes did not go away"
+    for p in $pid $(service_kit_procs); do kill -KILL "$p" 2>/dev/null || true; done
   fi
-  # samba-dcerpcd or other helpers left in the kit's own cgroup
-  if [[ -n $(service_cgroup_procs "$cg") ]]; then
-    for p in $(service_cgroup_procs "$cg"); do kill -TERM "$p" 2>/dev/null || true; done
-    common_wait_until 10 0.05 service_gone "$cg" '' ||
-      for p in $(service_cgroup_procs "$cg"); do kill -KILL "$p" 2>/dev/null || true; done
+  # samba-dcerpcd or other helpers left in the kit's own cgroup, or an smbd whose start was
+  # interrupted before its pid file was written
+  if [[ -n $(service_kit_procs) ]]; then
+    for p in $(service_kit_procs); do kill -TERM "$p" 2>/dev/null || true; done
+    if ! common_wait_until 10 0.05 service_gone ''; then
+      for p in $(service_kit_procs); do kill -KILL "$p" 2>/dev/null || true; done
+    fi
   fi
-  if [[ $mode != systemd && -n $cg && -d $cg ]]; then
-    rmdir "$cg" 2>/dev/null || true
+  common_wait_until 5 0.1 service_gone "$pid" || die "the kit's smbd processes did not go away"
+  if [[ $mode != systemd ]]; then
+    while IFS= read -r cg; do rmdir "$cg" 2>/dev/null || true; done < <(service_kit_cgroups)
   fi
   [[ -z $pid ]] || log "service: stopped smbd (pid $pid)"
   return 0
