@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: lib/report-gen.sh RUN_DIR
 #        lib/report-gen.sh --advice-md
+#        lib/report-gen.sh --sync-docs docs/metrics.md
 # Summary: merge a run folder into results.json and write report.md
 #
 # RUN_DIR is results/<YYYYmmdd-HHMMSS>/ with system.json, settings.env and
@@ -10,7 +11,8 @@
 #
 # --advice-md prints, for every metric, the "likely causes / what to change" text
 # of lib/advice.json as Markdown between <!-- advice:METRIC --> markers: the same
-# text report.md shows for a FAIL, and what docs/metrics.md carries.
+# text report.md shows for a FAIL, and what docs/metrics.md carries. --sync-docs
+# rewrites those marked blocks in FILE after lib/advice.json changed.
 #
 # Exit status: 0 written, 1 the folder could not be read, 2 usage error.
 set -euo pipefail
@@ -35,9 +37,32 @@ reportgen_settings_json() {
 # reportgen_advice_md: the advice of every metric as Markdown blocks with markers.
 reportgen_advice_md() {
   jq -r 'to_entries[] | "<!-- advice:\(.key) -->",
-    "Likely causes:", "", (.value.causes[] | "- \(.)"), "",
-    "What to change:", "", (.value.changes[] | "- \(.)"),
+    "**Likely causes when it is poor**", "", (.value.causes[] | "- \(.)"), "",
+    "**What to change**", "", (.value.changes[] | "- \(.)"),
     "<!-- /advice:\(.key) -->"' "$REPORT_LIB/advice.json"
+}
+
+# reportgen_sync_docs FILE: replace every <!-- advice:M --> ... <!-- /advice:M --> block of FILE
+# with the current text of lib/advice.json.
+reportgen_sync_docs() {
+  local file=$1 tmp
+  [[ -f $file ]] || {
+    printf "error: no file '%s'\n" "$file" >&2
+    return 1
+  }
+  tmp=$(mktemp "$file.XXXXXX")
+  awk -v blocks="$(reportgen_advice_md)" '
+    BEGIN {
+      n = split(blocks, l, "\n")
+      for (i = 1; i <= n; i++) {
+        if (l[i] ~ /^<!-- advice:/) { m = l[i]; sub(/^<!-- advice:/, "", m); sub(/ -->$/, "", m) }
+        text[m] = text[m] l[i] "\n"
+      }
+    }
+    /^<!-- advice:/ { m = $0; sub(/^<!-- advice:/, "", m); sub(/ -->$/, "", m); printf "%s", text[m]; skip = 1; next }
+    skip && /^<!-- \/advice:/ { skip = 0; next }
+    !skip { print }' "$file" >"$tmp"
+  mv -f "$tmp" "$file"
 }
 
 # reportgen_main RUN_DIR: write RUN_DIR/results.json and RUN_DIR/report.md.
@@ -105,6 +130,13 @@ main() {
         exit 2
       }
       reportgen_advice_md
+      ;;
+    --sync-docs)
+      (($# == 2)) || {
+        echo "usage: lib/report-gen.sh --sync-docs FILE" >&2
+        exit 2
+      }
+      reportgen_sync_docs "$2"
       ;;
     '' | -*)
       echo "usage: lib/report-gen.sh RUN_DIR | --advice-md" >&2
