@@ -106,6 +106,8 @@ main() {
   account_ensure_credentials
   smbconf_apply "$KIT_ROOT"
   account_ensure_passdb
+  account_remove_old
+  state_set KIT_TEST_USER "$TEST_USER"
   selinux_apply
 
   SERVICE_UNIT_CHANGED=no

@@ -53,6 +53,15 @@ account_ensure_unix() {
   log "user: created system user '$TEST_USER' (no login shell)"
 }
 
+# account_remove_old: remove the kit's user of earlier settings (state KIT_TEST_USER) when
+# TEST_USER changed.
+account_remove_old() {
+  local old=${KIT_TEST_USER:-}
+  [[ -n $old && $old != "$TEST_USER" ]] || return 0
+  local TEST_USER=$old # dynamic scope: account_remove sees the old name
+  account_remove
+}
+
 # account_ensure_credentials: write CONF_DIR/credentials (0600 root) with a new password
 # unless it already names TEST_USER. The password only passes through printf (a builtin).
 account_ensure_credentials() {

@@ -21,6 +21,7 @@ cleanup_main() {
   cleanup_stop
   service_unit_remove
   account_remove
+  account_remove_old
   selinux_remove
   if [[ -n ${KIT_SELINUX:-} && $KIT_SELINUX != disabled && -z ${KIT_SELINUX_PORT:-} ]] && ! state_exists; then
     warn "no state file: if you added it, remove the port rule with 'semanage port -d -t smbd_port_t -p tcp $TEST_PORT'"

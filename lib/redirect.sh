@@ -36,13 +36,25 @@ redirect_add() {
     log "redirect: nftables table 'ip $NFT_TABLE' already in place ($CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT)"
     return 0
   fi
+  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]] &&
+    nft list table ip "$KIT_NFT_TABLE" >/dev/null 2>&1; then
+    nft delete table ip "$KIT_NFT_TABLE" && log "redirect: removed the kit's old table 'ip $KIT_NFT_TABLE' (NFT_TABLE changed)"
+  fi
   redirect_ruleset | nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
+  state_set KIT_NFT_TABLE "$NFT_TABLE"
+  KIT_NFT_TABLE=$NFT_TABLE
   log "redirect: nftables table 'ip $NFT_TABLE': $CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT"
 }
 
-# redirect_remove: delete the kit's table; quiet when it is not there.
+# redirect_remove: delete the kit's table (and the one the state names, if NFT_TABLE changed);
+# quiet when it is not there.
 redirect_remove() {
   common_have nft || return 0
+  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]] &&
+    nft list table ip "$KIT_NFT_TABLE" >/dev/null 2>&1; then
+    nft delete table ip "$KIT_NFT_TABLE" || die "could not remove the nftables table 'ip $KIT_NFT_TABLE'"
+    log "redirect: removed nftables table 'ip $KIT_NFT_TABLE'"
+  fi
   redirect_present || return 0
   nft delete table ip "$NFT_TABLE" || die "could not remove the nftables table 'ip $NFT_TABLE'"
   log "redirect: removed nftables table 'ip $NFT_TABLE'"

@@ -160,3 +160,26 @@ setup() {
   assert_success
   srv_assert_clean
 }
+
+@test "renaming TEST_USER and NFT_TABLE while running: the old user and table are removed" {
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  TEST_USER=${SRV_USER}n NFT_TABLE=${SRV_TABLE}n run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  assert_output --partial "removed user '$SRV_USER'"
+  assert_output --partial "removed the kit's old table 'ip $SRV_TABLE'"
+  run getent passwd "$SRV_USER"
+  assert_failure
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  run nft list table ip "${SRV_TABLE}n"
+  assert_success
+  # cleanup with the first names still finds the renamed ones through the state file
+  run srv_cleanup
+  assert_success
+  run getent passwd "${SRV_USER}n"
+  assert_failure
+  run nft list table ip "${SRV_TABLE}n"
+  assert_failure
+  srv_assert_clean
+}
