@@ -7,9 +7,11 @@
 #define HELPERS_SMB
 #include <sys/stat.h>
 
+#include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +46,23 @@ home_remove(void)
 		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * libsmbclient's synchronous calls make a new tevent context for every
+ * request; with the default epoll backend that is epoll_create, epoll_ctl
+ * and close each time. The poll backend needs none of them. The symbol is
+ * looked up at run time (libtevent comes with libsmbclient; no -dev package
+ * needed) and nothing changes when it is missing.
+ */
+static void
+tevent_use_poll(void)
+{
+	bool (*set_backend)(const char *);
+
+	*(void **)&set_backend = dlsym(RTLD_DEFAULT, "tevent_set_default_backend");
+	if (set_backend != NULL && getenv("SMB_HELPERS_EPOLL") == NULL)
+		set_backend("poll");
+}
+
 void
 client_home_setup(void)
 {
@@ -69,6 +88,7 @@ client_home_setup(void)
 		err(1, "cannot write '%s'", file);
 	if (setenv("HOME", home, 1) == -1)
 		err(1, "setenv");
+	tevent_use_poll();
 }
 
 static void

@@ -2,12 +2,16 @@
 # bench/helpers-bench.sh. Sourced; defines functions only.
 #   helpers_smbd_start DIR PORT   writes DIR/smb.conf, adds 'nobody' to DIR's private passdb,
 #                                 starts 'smbd -D' and waits until PORT accepts connections;
-#                                 sets SMBD_CONF, SMBD_SHARE, SMBD_CREDS, SMBD_PW
+#                                 sets SMBD_CONF, SMBD_SHARE, SMBD_CREDS, SMBD_PW;
+#                                 HELPERS_SMBD_QUIET=1: log level 0 and no profiling (benchmarks)
 #   helpers_smbd_pid DIR          main smbd PID
 #   helpers_smbd_stop DIR         stops it (TERM, then KILL after 10 s)
 
 helpers_smbd_start() { # <dir> <port>
-  local dir=$1 port=$2 d i
+  local dir=$1 port=$2 d i loglevel='1 auth_audit:3' profiling=on
+  if [[ ${HELPERS_SMBD_QUIET:-0} == 1 ]]; then
+    loglevel=0 profiling=off
+  fi
   SMBD_CONF=$dir/smb.conf
   SMBD_SHARE=$dir/share
   SMBD_CREDS=$dir/creds
@@ -40,14 +44,14 @@ helpers_smbd_start() { # <dir> <port>
   binddns dir = $dir/bind-dns
   log file = $dir/log/log.%m
   max log size = 0
-  log level = 1 auth_audit:3
+  log level = $loglevel
   load printers = no
   printing = bsd
   printcap name = /dev/null
   disable spoolss = yes
   host msdfs = no
   server min protocol = SMB2_10
-  smbd profiling level = on
+  smbd profiling level = $profiling
 [perf]
   path = $SMBD_SHARE
   read only = no
