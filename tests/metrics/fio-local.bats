@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# tests/metrics/fio-local.bats: the fio metrics' code paths (command lines, JSON parsing, verdicts,
+# cpu from the randread run) with real fio on a local folder that stands in for the cifs mount.
+# On hosts without kernel cifs this is the only place these paths run; the numbers mean nothing.
+# shellcheck disable=SC2034,SC2317 # settings are read by the sourced libraries; stubs are called by them
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  kit_require_cmd fio jq
+  [[ -x $KIT_ROOT/helpers/cgcpu ]] || make -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || skip "helpers do not build"
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/lib/common.sh"
+  common_source_libs "$KIT_ROOT" settings run fio report
+  local f
+  for f in "$KIT_ROOT"/lib/metrics/*.sh; do
+    # shellcheck source=/dev/null
+    source "$f"
+  done
+  settings_defaults
+  common_colour_init
+  DURATION=1 DATA_FILE_MB=8 SEQ_STREAMS=2 RANDOM_JOBS=2 LOAD_RATE=200
+  MOUNT_POINT=$BATS_TEST_TMPDIR/mnt RUN_DIR=$BATS_TEST_TMPDIR/run
+  SHARE_DIR=$BATS_TEST_TMPDIR/share LOG_DIR=$BATS_TEST_TMPDIR/log
+  mkdir -p "$MOUNT_POINT" "$RUN_DIR/raw" "$RUN_DIR/metrics" "$SHARE_DIR"
+  KIT_CGROUP_SOURCE=proc KIT_MOUNTED=yes RUN_CHILD='' RUN_PARTIAL=() STEADY_DONE=0 LOGIN_DONE=1
+  TARGET_SEQWRITE_MIN_MBS=1 TARGET_SEQREAD_MIN_MBS=1 TARGET_RANDREAD_MIN_IOPS=1
+  TARGET_RANDWRITE_MIN_IOPS=1 TARGET_LATENCY_P99_MAX_MS=100000 TARGET_CPU_PER_READ_MAX_US=1000000
+  export KIT_ROOT
+}
+
+# stand-ins for the mount and the service: a local folder and this test's own process
+mount_options_now() { echo 'rw,vers=3.1.1,cache=strict'; }
+service_main_pid() { echo "$$"; }
+
+@test "fio: seqwrite creates data.N on first need and reports MB/s from fio's JSON" {
+  run_metric_quiet() { "metric_$1" 2>"$BATS_TEST_TMPDIR/$1.log"; }
+  run_metric_quiet seqwrite
+  [[ -f $MOUNT_POINT/fio/data.0 && -f $MOUNT_POINT/fio/data.1 ]] || fail "data files not made"
+  run jq -e '.status == "PASS" and .value > 0 and .unit == "MB/s" and .details.streams == 2
+    and (.details.lat_ms.p99 | type == "number") and (.details.fio_busy_pct | type == "number")' \
+    "$RUN_DIR/metrics/seqwrite.json"
+  assert_success
+  run jq -e '.jobs[0]["job options"].end_fsync == "1" and .jobs[0]["job options"].direct == "1"
+    and .jobs[0]["job options"].ioengine == "libaio" and .jobs[0]["job options"].bs == "1M"' \
+    "$RUN_DIR/raw/seqwrite.fio.json"
+  assert_success
+}
+
+@test "fio: seqread, randread, randwrite give numbers; a target out of reach is FAIL with the why" {
+  TARGET_RANDWRITE_MIN_IOPS=100000000
+  metric_seqread 2>/dev/null
+  metric_randread 2>/dev/null
+  metric_randwrite 2>/dev/null
+  run jq -e '.status == "PASS" and .value > 0' "$RUN_DIR/metrics/seqread.json"
+  assert_success
+  run jq -e '.status == "PASS" and .value > 0 and .details.jobs == 2 and .details.block == "4 KiB"' "$RUN_DIR/metrics/randread.json"
+  assert_success
+  run jq -r '"\(.status) \(.why)"' "$RUN_DIR/metrics/randwrite.json"
+  assert_output --regexp '^FAIL [0-9]+ IOPS is below 100000000$'
+  run jq -e '.jobs[0]["job options"].rw == "randread" and .jobs[0]["job options"].iodepth == "16"' "$RUN_DIR/raw/randread.fio.json"
+  assert_success
+}
+
+@test "fio: one steady run serves latency and errors; cpu per read comes from the randread run" {
+  metric_randread 2>/dev/null
+  metric_latency 2>/dev/null
+  metric_errors 2>/dev/null
+  [[ $(find "$RUN_DIR/raw" -name 'steady.fio.json' | wc -l) -eq 1 ]]
+  run jq -e '.jobs[0]["job options"] | .rate_iops == "140,60" and .rate_process == "poisson"
+    and .continue_on_error == "all" and .iodepth == "1" and .rwmixread == "70"' "$RUN_DIR/raw/steady.fio.json"
+  assert_success
+  run jq -e '.status == "PASS" and .value > 0 and (.details.lat_ms.p99 | type == "number")
+    and .details.asked_iops == 200' "$RUN_DIR/metrics/latency.json"
+  assert_success
+  run jq -e '.status == "PASS" and .value == 0 and .details.requests > 0' "$RUN_DIR/metrics/errors.json"
+  assert_success
+  metric_cpu 2>/dev/null
+  run jq -e '.status == "PASS" and (.value | type == "number") and (.details.notes[0] | test("randread run"))' \
+    "$RUN_DIR/metrics/cpu.json"
+  assert_success
+}
+
+@test "fio: without a mount every fio metric is SKIP with the mount's reason" {
+  mount_options_now() { return 1; }
+  KIT_MOUNT_SKIP='kernel has no cifs support'
+  local m
+  for m in seqwrite seqread randread randwrite latency errors; do
+    "metric_$m"
+    run jq -r '"\(.status)|\(.value)|\(.why)"' "$RUN_DIR/metrics/$m.json"
+    assert_output 'SKIP|null|kernel has no cifs support'
+  done
+  [[ ! -e $MOUNT_POINT/fio ]] || fail "a skipped metric made files"
+}
+
+@test "cifs Stats: counters of the kit's share parsed by label, other shares ignored" {
+  CLIENT_ADDR=127.0.0.2 SHARE_NAME=perftest
+  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.before"
+  assert_output '{"reads":1000,"reads_failed":0,"writes":500,"writes_failed":1,"session_reconnects":0,"share_reconnects":0}'
+  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
+  assert_output '{"reads":4500,"reads_failed":2,"writes":2000,"writes_failed":4,"session_reconnects":1,"share_reconnects":1}'
+  SHARE_NAME=other
+  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
+  assert_output --partial '"reads":null'
+}
