@@ -126,7 +126,7 @@ def verdict_md($c):
   ([$ms[] | .status] | "\(map(select(. == "PASS")) | length) PASS, \(map(select(. == "FAIL")) | length) FAIL, \(map(select(. == "SKIP")) | length) SKIP"
     + (if $r.incomplete then " (incomplete run)" else "" end) + "."),
   "",
-  ([$ms[] | .metric as $m | (.warnings // [])[] | "- \($m): \(.)"]
+  ([($s.warnings // [])[] | "- system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "- \($m): \(.)"]
    | if length > 0 then "## Warnings: measurements to doubt", "", .[], "" else empty end),
   ($ms[]
    | . as $x

@@ -234,12 +234,18 @@ run_system_json() {
     --arg selinux "${KIT_SELINUX:-$(getenforce 2>/dev/null | tr '[:upper:]' '[:lower:]' || echo disabled)}" \
     --arg mounted "$mounted" --arg skip "$skip" --arg opts "$opts" --argjson sessions "$sessions" \
     --argjson changed "$changed" --argjson requested "$requested" --arg started "$RUN_STARTED_AT" \
-    --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" \
+    --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
     '{host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
       fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
       cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
       mount_skip: $skip, mount_opts: $opts, sessions: $sessions, settings_changed: $changed,
-      run: {started_at: $started, command: $cmd, requested: $requested}}' >"$RUN_DIR/system.json"
+      run: {started_at: $started, command: $cmd, requested: $requested}}
+    | .warnings = [
+        (if $sessions == null then "the signing and encryption of the sessions could not be checked (smbstatus during a held connection)" else empty end),
+        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption)" else empty end),
+        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption)" else empty end),
+        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing)" else empty end)
+      ]' >"$RUN_DIR/system.json"
 }
 
 # run_sessions_check: hold one connection and print what smbstatus says about its signing and
