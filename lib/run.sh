@@ -242,9 +242,9 @@ run_system_json() {
       run: {started_at: $started, command: $cmd, requested: $requested}}
     | .warnings = [
         (if $sessions == null then "the signing and encryption of the sessions could not be checked (smbstatus during a held connection)" else empty end),
-        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption)" else empty end),
-        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption)" else empty end),
-        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing)" else empty end)
+        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
+        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
+        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end)
       ]' >"$RUN_DIR/system.json"
 }
 
