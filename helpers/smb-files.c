@@ -13,7 +13,10 @@
 #define HELPERS_SMB
 #include <err.h>
 #include <errno.h>
+#include <sys/stat.h>
+
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +33,7 @@ struct slot {
 	uint64_t	deleted;
 	uint64_t	del_errors;
 	uint64_t	left;
+	uint64_t	swept;		/* removed by the final sweep */
 	int		folder;		/* the folder was made */
 	int		checked;	/* left was counted on the server */
 	int64_t		cr_start, cr_end, del_start, del_end;
@@ -41,6 +45,7 @@ struct slot {
 struct run {
 	struct creds	c;
 	struct target	t;
+	pid_t		parent;	/* names the folders, even if the parent dies */
 	long		seconds;
 	long		kib;
 	struct slot	*slots;
@@ -70,9 +75,9 @@ file_url(const struct run *r, int i, uint64_t n, char *buf, size_t len)
 	char rel[128];
 
 	if (n == UINT64_MAX)
-		snprintf(rel, sizeof(rel), "smb-files.%d.%d", (int)getppid(), i);
+		snprintf(rel, sizeof(rel), "smb-files.%d.%d", (int)r->parent, i);
 	else
-		snprintf(rel, sizeof(rel), "smb-files.%d.%d/f%07llu", (int)getppid(), i,
+		snprintf(rel, sizeof(rel), "smb-files.%d.%d/f%07llu", (int)r->parent, i,
 		    (unsigned long long)n);
 	target_url(&r->t, rel, buf, len);
 }
@@ -110,6 +115,40 @@ create_one(SMBCCTX *ctx, struct slot *s, const char *url, const char *buf, size_
 		rc = 1;
 	}
 	return rc;
+}
+
+/* removes whatever else is in the folder (a create that failed on our side may have
+ * worked on the server); returns how many it removed */
+static uint64_t
+sweep(SMBCCTX *ctx, const struct run *r, int i, const char *dirurl)
+{
+	SMBCFILE *d;
+	struct smbc_dirent *de;
+	char names[64][NAME_MAX + 1], rel[NAME_MAX + 64], url[4096];
+	uint64_t removed = 0;
+	int n, k, round;
+
+	for (round = 0; round < 100; round++) {	/* 64 names at a time */
+		if ((d = smbc_getFunctionOpendir(ctx)(ctx, dirurl)) == NULL)
+			break;
+		n = 0;
+		while (n < 64 && (de = smbc_getFunctionReaddir(ctx)(ctx, d)) != NULL)
+			if (strcmp(de->name, ".") != 0 && strcmp(de->name, "..") != 0)
+				snprintf(names[n++], sizeof(names[0]), "%s", de->name);
+		smbc_getFunctionClosedir(ctx)(ctx, d);
+		if (n == 0)
+			break;
+		for (k = 0; k < n; k++) {
+			snprintf(rel, sizeof(rel), "smb-files.%d.%d/%.255s", (int)r->parent, i,
+			    names[k]);
+			target_url(&r->t, rel, url, sizeof(url));
+			if (smbc_getFunctionUnlink(ctx)(ctx, url) == 0)
+				removed++;
+			else
+				return removed;
+		}
+	}
+	return removed;
 }
 
 static void
@@ -190,7 +229,13 @@ worker(struct pool *p, int i, void *arg)
 	}
 	s->del_end = mono_ns();
 	if (s->folder) {
-		if (smbc_getFunctionRmdir(ctx)(ctx, dirurl) == 0) {
+		rc = smbc_getFunctionRmdir(ctx)(ctx, dirurl);
+		if (rc != 0 && (s->swept = sweep(ctx, r, i, dirurl)) > 0) {
+			warnx("worker %d: removed %llu files it had not counted", i,
+			    (unsigned long long)s->swept);
+			rc = smbc_getFunctionRmdir(ctx)(ctx, dirurl);
+		}
+		if (rc == 0) {
 			s->left = 0;
 			s->checked = 1;
 		} else {
@@ -250,6 +295,7 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
 		    "//host[:port]/share[/folder]", argv[optind]);
 	creds_load(&r.c, cfile);
+	r.parent = getpid();
 	signals_install();
 	client_home_setup();
 

@@ -161,6 +161,24 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent"
   assert_output ""
 }
 
+@test "smb-files also removes files it did not count from its folders" {
+  local out=$BATS_TEST_TMPDIR/files.json d i
+  mkdir -m 1777 "$SMBD_SHARE/files2"
+  "$H/smb-files" -A "$SMBD_CREDS" -w 1 -d 2 "$UNC/files2" >"$out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+  for ((i = 0; i < 50; i++)); do
+    compgen -G "$SMBD_SHARE/files2/smb-files.*" >/dev/null && break
+    sleep 0.05
+  done
+  for d in "$SMBD_SHARE"/files2/smb-files.*; do
+    touch "$d/zz-stray"
+  done
+  wait
+  jq -e '.ok == true and .left_behind == 0 and .delete.ops == .create.ops' "$out"
+  grep -q "removed 1 files it had not counted" "$BATS_TEST_TMPDIR/err"
+  run ls -A "$SMBD_SHARE/files2"
+  assert_output ""
+}
+
 @test "smb-readers: every client connects and reads" {
   run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 3 -d 1 "$UNC/data.0"
   assert_success
