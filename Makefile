@@ -9,7 +9,8 @@
 PREFIX ?= /usr/local
 BATS ?= bats
 TESTS ?= tests
-SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run bench/*.sh .ci/run)
+SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run tests/stubs/* bench/*.sh .ci/run)
+BASH_FILES = $(wildcard tests/test_helper/*.bash tests/*/*.bash)
 BATS_FILES = $(wildcard tests/*/*.bats)
 
 all: helpers
@@ -21,9 +22,9 @@ check: lint test
 
 lint:
 	shellcheck -x $(SHELL_FILES)
-	shellcheck -s bash $(wildcard tests/test_helper/*.bash)
+	shellcheck -s bash $(BASH_FILES)
 	shellcheck -s bats $(BATS_FILES)
-	shfmt -d $(SHELL_FILES) $(wildcard tests/test_helper/*.bash)
+	shfmt -d $(SHELL_FILES) $(BASH_FILES)
 	$(MAKE) -C helpers CFLAGS_EXTRA=-Werror
 
 test: helpers
