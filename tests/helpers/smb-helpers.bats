@@ -36,9 +36,9 @@ setup() {
   _common_setup
 }
 
-# tcons: smbd's count of SMB2 tree connects so far (profiling counters)
-tcons() {
-  smbstatus -s "$SMBD_CONF" -P | awk '$1 == "smb2_tcon_count:" { print $2 }'
+# profile COUNTER: one of smbd's profiling counters so far (smbd profiling level = on)
+profile() {
+  smbstatus -s "$SMBD_CONF" -P | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
 # bad_creds: a credentials file with a wrong password
@@ -134,18 +134,22 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent"
   ((SECONDS - start <= 12)) || fail "took $((SECONDS - start)) s"
 }
 
-@test "smb-login-storm: its logins equal the tree connects smbd counted" {
-  local t0 t1
-  t0=$(tcons)
+@test "smb-login-storm: its logins equal the connections and tree connects smbd counted" {
+  local t0 t1 c0 c1
+  t0=$(profile smb2_tcon_count)
+  c0=$(profile connect_count)
   run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 4 -d 2 "$UNC"
   assert_success
   sleep 0.5 # the last smbd children flush their counters as they exit
-  t1=$(tcons)
+  t1=$(profile smb2_tcon_count)
+  c1=$(profile connect_count)
   jq -e '.helper == "smb-login-storm" and .ok == true and .workers == 4 and .ops > 0
     and .errors == 0 and .rate_per_s > 0 and .first_error == null
     and .lat_ms.p50 > 0 and .lat_ms.p50 <= .lat_ms.p95 and .lat_ms.p95 <= .lat_ms.p99
     and .lat_ms.p99 <= .lat_ms.max and .lat_ms.mean > 0' <<<"$output"
   assert_equal "$(jq .ops <<<"$output")" "$((t1 - t0))"
+  # each login was a new TCP connection (a new smbd process), not a reused one
+  assert_equal "$(jq .ops <<<"$output")" "$((c1 - c0))"
 }
 
 @test "smb-files: created equals deleted and nothing is left in the share" {
