@@ -82,15 +82,15 @@ main(int argc, char *argv[])
 			if (ok)
 				break;
 			if (e == EACCES || e == EPERM) {
-				snprintf(msg, sizeof(msg), "%s (not retried)", last);
+				snprintf(msg, sizeof(msg), "%.200s (not retried)", last);
 				break;
 			}
 			if (g_stop) {
-				snprintf(msg, sizeof(msg), "stopped by a signal; %s", last);
+				snprintf(msg, sizeof(msg), "stopped by a signal; %.200s", last);
 				break;
 			}
 			if (mono_ns() >= deadline) {
-				snprintf(msg, sizeof(msg), "no login within %ld s; %s", timeout, last);
+				snprintf(msg, sizeof(msg), "no login within %ld s; %.200s", timeout, last);
 				break;
 			}
 			while (!g_stop && mono_ns() < next)
