@@ -82,10 +82,10 @@ fio_summary() {
        runtime_s: (($j.job_runtime // 0) / 1000)}' "$1"
 }
 
-# fio_warnings SUMMARY_JSON: print a JSON array of warnings about the fio run itself.
+# fio_warnings SUMMARY_JSON JOBS: print a JSON array of warnings about the fio run itself.
 fio_warnings() {
-  printf '%s\n' "$1" | jq -c --argjson cpus "$(nproc)" '[
+  printf '%s\n' "$1" | jq -c --argjson cpus "$(nproc)" --argjson jobs "$2" '[
     (if .busy_pct >= 90 then "fio itself was \(.busy_pct | round) % busy: the client may be the limit, not smbd" else empty end),
-    (if $cpus <= 4 then "fio, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
+    (if $cpus <= 4 and $jobs >= $cpus then "\($jobs) fio jobs, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
   ]'
 }

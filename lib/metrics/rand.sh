@@ -30,7 +30,7 @@ rand_metric() {
     "$(jq -c --arg kind "$kind" --argjson j "$RANDOM_JOBS" --argjson q "$RANDOM_QUEUE_DEPTH" --arg dc "$DROP_CACHES" \
       '{iops: .[$kind].iops, bw_mbs: .[$kind].bw_mbs, lat_ms: .[$kind].lat_ms, fio_busy_pct: .busy_pct,
         jobs: $j, iodepth: $q, block: "4 KiB", runtime_s, drop_caches: $dc}' <<<"$sum")" \
-    "$(fio_warnings "$sum")"
+    "$(fio_warnings "$sum" "$RANDOM_JOBS")"
 }
 
 # metric_randread: 4 KiB random reads per second.

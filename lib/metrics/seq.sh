@@ -38,7 +38,7 @@ seq_metric() {
     "$(jq -c --arg kind "$kind" --argjson s "$SEQ_STREAMS" --argjson q "$SEQ_QUEUE_DEPTH" --arg dc "$DROP_CACHES" \
       '{bw_mbs: .[$kind].bw_mbs, iops: .[$kind].iops, lat_ms: .[$kind].lat_ms, fio_busy_pct: .busy_pct,
         streams: $s, iodepth: $q, block: "1 MiB", runtime_s, drop_caches: $dc}' <<<"$sum")" \
-    "$(fio_warnings "$sum")"
+    "$(fio_warnings "$sum" "$SEQ_STREAMS")"
 }
 
 # metric_seqwrite: sequential write, MB/s.

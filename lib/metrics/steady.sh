@@ -62,7 +62,7 @@ steady_summary() {
 
 # steady_warnings SUMMARY: print a JSON array of warnings about the steady run.
 steady_warnings() {
-  jq -c --argjson fw "$(fio_warnings "$1")" '$fw + [
+  jq -c --argjson fw "$(fio_warnings "$1" 1)" '$fw + [
     (if .achieved_iops < 0.95 * .asked_iops then "the steady run reached only \(.achieved_iops | round) of \(.asked_iops) requests/s (below 95 %): the client side could not keep the rate, so latency is measured at a lower load" else empty end),
     (if (.reconnects // 0) > 0 then "the kernel client reconnected \(.reconnects) time(s) during the steady run: the server stopped answering for a while" else empty end)
   ]' <<<"$1"
