@@ -15,21 +15,6 @@ def num:
   else (. * 1000 | round) / 1000 | tostring
   end;
 
-# Any value for humans.
-def show:
-  if . == null then "—"
-  elif type == "number" then num
-  elif type == "boolean" then (if . then "yes" else "no" end)
-  elif type == "array" then map(show) | join(", ")
-  elif type == "object" then to_entries | map("\(.key) \(.value | show)") | join(", ")
-  else tostring
-  end;
-
-# Text safe inside a table cell.
-def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
-
-def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") end;
-
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
   {
@@ -59,6 +44,22 @@ def key_label:
     "create": "create", "delete": "delete", "reads": "reads counted", "gb": "GB read",
     "first_error_code": "first error code"
   }[.] // .;
+
+# Any value for humans.
+def show:
+  if . == null then "—"
+  elif type == "number" then num
+  elif type == "boolean" then (if . then "yes" else "no" end)
+  elif type == "array" then map(show) | join(", ")
+  elif type == "object" then to_entries | map("\(.key | key_label) \(.value | show)") | join(", ")
+  else tostring
+  end;
+
+# Text safe inside a table cell.
+def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+
+def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") end;
+
 
 # Markdown table from an array of objects (columns = keys of the first row, plus later ones).
 def table:

@@ -99,6 +99,7 @@ last_run() {
   [[ $rc -eq 0 || $rc -eq 1 ]] || fail "exit status $rc: $output"
   assert_output --partial '[1/12] startup'
   assert_output --regexp 'login: (PASS|FAIL) [0-9.]+ logins/s'
+  refute_output --partial $'\e[' # no colour when stderr is not a terminal
   dir=$(last_run)
   [[ ! -e $dir/INCOMPLETE ]] || fail "the run is marked incomplete"
   jq -e . "$dir/results.json" >/dev/null
