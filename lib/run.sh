@@ -208,7 +208,8 @@ run_show() {
       else (. * 100 | round) / 100 | tostring end) else "—" end;
     "\(.status)\t" + (if .status == "SKIP" then "(\(.why))"
       else "\(.value | n) \(.unit)  (target \(.target_text // "\(.target_op | sub(">="; "≥") | sub("<="; "≤")) \(.target | n) \(.unit)"))"
-        + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end) end)' "$f")
+        + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end) end)
+      + (if (.elapsed_s // 0) > 1 then " [\(.elapsed_s) s]" else "" end)' "$f")
   status=${line%%$'\t'*}
   case $status in
     PASS) colour=$C_GREEN ;;
@@ -336,7 +337,7 @@ run_cleanup_partial() {
 
 # run_one METRIC INDEX COUNT: progress line, run the metric, show its result.
 run_one() {
-  local m=$1 est
+  local m=$1 est t0=$SECONDS f tmp
   RUN_CURRENT=$m
   est=$(run_estimate "$m")
   if ((est == 0)); then
@@ -347,6 +348,10 @@ run_one() {
   if ! "metric_$m"; then
     [[ -f $RUN_DIR/metrics/$m.json ]] ||
       run_result "$m" FAIL null "" null "" "the measurement could not be done (see raw/$m*.err)"
+  fi
+  f=$RUN_DIR/metrics/$m.json
+  if [[ -f $f ]] && tmp=$(jq -c --argjson e $((SECONDS - t0)) '.elapsed_s = $e' "$f"); then
+    printf '%s\n' "$tmp" >"$f"
   fi
   RUN_LEFT=$((RUN_LEFT - est))
   ((RUN_LEFT >= 0)) || RUN_LEFT=0
