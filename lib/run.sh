@@ -61,7 +61,8 @@ run_child() {
   return "$rc"
 }
 
-# run_stop_child: end the running child (its whole process group) and wait for it, 10 s at most.
+# run_stop_child PID: end the running child (timeout forwards TERM to its process group); after
+# 10 s, KILL the group.
 run_stop_child() {
   local pid=$1 i
   [[ -n $pid ]] || return 0
@@ -70,7 +71,8 @@ run_stop_child() {
     kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.1
   done
-  kill -KILL "$pid" 2>/dev/null || true
+  # timeout leads its own process group: take the whole group down
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
 }
 
 # run_cg_args: print the cgcpu/pss-sum target options for the service (one word a line).
