@@ -13,7 +13,11 @@ startup_round() {
   local n=$1 h out=$RUN_DIR/raw/startup-wait-login.$1.json pid t0 first ok recovery=null
   local err='' probe deadline rc=0
   h=$(run_helper smb-wait-login) || return 1
-  service_stop >>"$RUN_DIR/raw/startup.log" 2>&1
+  if ! (service_stop) >>"$RUN_DIR/raw/startup.log" 2>&1; then
+    STARTUP_ROW=$(jq -cn --argjson n "$n" '{round: $n, login_ms: null, attempts: null, recovery_s: null,
+      error: "the test server did not stop (see raw/startup.log)"}')
+    return 0
+  fi
   timeout -k 5 60 "$h" -A "$KIT_CREDENTIALS" -i 10 -t 45 "$KIT_UNC" >"$out" 2>>"$RUN_DIR/raw/startup.err" </dev/null &
   pid=$!
   RUN_CHILD=$pid
