@@ -75,6 +75,35 @@ run_stop_child() {
   kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
 }
 
+# run_hold_start LIMIT_S CONNECTIONS OUT: start smb-hold on the share's memory-test folder in the
+# background, its stdin a pipe this shell keeps open (closing it lets the helper go); set
+# RUN_CHILD. 1 when the helper is missing.
+run_hold_start() {
+  local h fifo
+  h=$(run_helper smb-hold) || return 1
+  run_share_dir memory-test >/dev/null
+  fifo=$RUN_DIR/.hold.fifo
+  rm -f "$fifo"
+  mkfifo -m 0600 "$fifo"
+  timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test" \
+    >"$3" 2>>"${3%.*}.err" <"$fifo" &
+  RUN_CHILD=$!
+  exec {RUN_HOLD_FD}>"$fifo"
+  rm -f "$fifo"
+}
+
+# run_hold_stop: let smb-hold go (stdin EOF, then TERM), wait for it, remove its folder.
+run_hold_stop() {
+  if [[ -n ${RUN_HOLD_FD:-} ]]; then
+    exec {RUN_HOLD_FD}>&-
+    RUN_HOLD_FD=''
+  fi
+  run_stop_child "${RUN_CHILD:-}"
+  [[ -z ${RUN_CHILD:-} ]] || wait "$RUN_CHILD" 2>/dev/null || true
+  RUN_CHILD=''
+  rm -rf --one-file-system -- "$SHARE_DIR/memory-test"
+}
+
 # run_cg_args: print the cgcpu/pss-sum target options for the service (one word a line).
 run_cg_args() {
   if [[ ${KIT_CGROUP_SOURCE:-proc} != proc && -n ${KIT_CGROUP:-} && -d $KIT_CGROUP ]]; then
@@ -254,21 +283,15 @@ run_system_json() {
 # run_sessions_check: hold one connection and print what smbstatus says about its signing and
 # encryption (and the mount's session) as a JSON object; 1 when it could not be checked.
 run_sessions_check() {
-  local h out=$RUN_DIR/raw/sessions-hold.json pid i json
-  h=$(run_helper smb-hold 2>/dev/null) || return 1
-  run_share_dir memory-test >/dev/null
-  timeout -k 5 30 "$h" -A "$KIT_CREDENTIALS" -n 1 "$KIT_UNC/memory-test" >"$out" 2>/dev/null < <(sleep 30) &
-  pid=$!
-  RUN_CHILD=$pid
+  local out=$RUN_DIR/raw/sessions-hold.json i json
+  run_hold_start 30 1 "$out" 2>/dev/null || return 1
   for ((i = 0; i < 100; i++)); do
     [[ -s $out ]] && break
     sleep 0.1
   done
   json=$(timeout 10 smbstatus -s "$KIT_CONF" -b --json 2>/dev/null) || json=''
-  run_stop_child "$pid"
-  wait "$pid" 2>/dev/null || true
-  RUN_CHILD=''
-  rm -rf --one-file-system -- "$SHARE_DIR/memory-test"
+  run_hold_stop
+  [[ -s ${out%.*}.err ]] || rm -f "${out%.*}.err"
   [[ -n $json ]] || return 1
   printf '%s\n' "$json" >"$RUN_DIR/raw/smbstatus.json"
   printf '%s\n' "$json" | jq -c '
@@ -313,6 +336,7 @@ run_interrupt() {
   trap '' INT TERM
   log ""
   warn "interrupted ($1) during '${RUN_CURRENT:-setup}': stopping helpers and fio"
+  if [[ -n ${RUN_HOLD_FD:-} ]]; then exec {RUN_HOLD_FD}>&-; fi
   run_stop_child "${RUN_CHILD:-}"
   [[ -z ${RUN_CHILD:-} ]] || wait "$RUN_CHILD" 2>/dev/null || true
   run_cleanup_partial

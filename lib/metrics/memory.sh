@@ -1,7 +1,6 @@
 # lib/metrics/memory.sh: the memory metric: MEMORY_CONNECTIONS connections held open (smb-hold),
 # PSS of all smbd processes before and during (pss-sum on the service's cgroup), per connection;
 # RSS of one connection's process for comparison. Sourced; functions only.
-# shellcheck disable=SC2034 # RUN_CHILD is read by lib/run.sh
 
 # memory_pss OUT: one pss-sum line for the service into OUT; 1 on failure.
 memory_pss() {
@@ -14,19 +13,16 @@ memory_pss() {
 
 # metric_memory: PSS per held connection, MB (<= TARGET_MEMORY_PER_CONN_MAX_MB).
 metric_memory() {
-  local h raw=$RUN_DIR/raw out limit pid i dir status why='' value held warnings='[]'
+  local raw=$RUN_DIR/raw out limit pid i status why='' value held warnings='[]'
   out=$raw/memory-hold.json
-  h=$(run_helper smb-hold) || return 1
+  run_helper smb-hold >/dev/null || return 1
   memory_pss "$raw/memory-pss.before.json" || {
     run_skip memory MB "$TARGET_MEMORY_PER_CONN_MAX_MB" "<=" "helpers/pss-sum could not read the service's memory"
     return 0
   }
-  dir=$(run_share_dir memory-test)
   limit=$((60 + MEMORY_CONNECTIONS / 5))
-  timeout -k 5 $((limit + 30)) "$h" -A "$KIT_CREDENTIALS" -n "$MEMORY_CONNECTIONS" "$KIT_UNC/memory-test" \
-    >"$out" 2>"$raw/memory-hold.err" < <(sleep $((limit + 30))) &
-  pid=$!
-  RUN_CHILD=$pid
+  run_hold_start $((limit + 30)) "$MEMORY_CONNECTIONS" "$out"
+  pid=$RUN_CHILD
   for ((i = 0; i < limit * 10; i++)); do
     [[ -s $out ]] && break
     kill -0 "$pid" 2>/dev/null || break
@@ -36,10 +32,7 @@ metric_memory() {
     sleep 1
     memory_pss "$raw/memory-pss.during.json" || true
   fi
-  run_stop_child "$pid"
-  wait "$pid" 2>/dev/null || true
-  RUN_CHILD=''
-  rm -rf --one-file-system -- "$dir"
+  run_hold_stop
   [[ -s $raw/memory-hold.err ]] || rm -f "$raw/memory-hold.err"
   if ! jq -e '.helper' "$out" >/dev/null 2>&1; then
     run_result memory FAIL null MB "$TARGET_MEMORY_PER_CONN_MAX_MB" "<=" "smb-hold gave no result within $limit s (see raw/memory-hold.err)"
