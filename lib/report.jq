@@ -113,7 +113,7 @@ def verdict_md($c):
   "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
   "| Samba | \($s.samba_version // "?") |",
   "| fio | \($s.fio_version // "not installed") |",
-  "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); listens for \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
+  "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
