@@ -60,10 +60,11 @@ steady_summary() {
     }'
 }
 
-# steady_warnings SUMMARY: print a JSON array of warnings about the steady run.
+# steady_warnings SUMMARY WHAT: print a JSON array of warnings about the steady run (WHAT: what
+# the metric measured, for the wording).
 steady_warnings() {
-  jq -c --argjson fw "$(fio_warnings "$1" 1)" '$fw + [
-    (if .achieved_iops < 0.95 * .asked_iops then "the steady run reached only \(.achieved_iops | round) of \(.asked_iops) requests/s (below 95 %): the client side could not keep the rate, so latency is measured at a lower load" else empty end),
+  jq -c --argjson fw "$(fio_warnings "$1" 1)" --arg what "$2" '$fw + [
+    (if .achieved_iops < 0.95 * .asked_iops then "the steady run reached only \(.achieved_iops | round) of \(.asked_iops) requests/s (below 95 %): the client side could not keep the rate, so \($what) at a lower load than asked" else empty end),
     (if (.reconnects // 0) > 0 then "the kernel client reconnected \(.reconnects) time(s) during the steady run: the server stopped answering for a while" else empty end)
   ]' <<<"$1"
 }
@@ -83,11 +84,11 @@ metric_latency() {
   p99=$(jq '.mixed.lat_ms.p99 // ([.read.lat_ms.p99, .write.lat_ms.p99] | max)' <<<"$sum")
   status=$(run_judge "$p99" "<=" "$TARGET_LATENCY_P99_MAX_MS")
   why=''
-  [[ $status == PASS ]] || why="p99 $p99 ms is above $TARGET_LATENCY_P99_MAX_MS ms"
+  [[ $status == PASS ]] || why="p99 $(printf '%.2f' "$p99") ms is above $TARGET_LATENCY_P99_MAX_MS ms"
   run_result latency "$status" "$p99" ms "$TARGET_LATENCY_P99_MAX_MS" "<=" "$why" \
     "$(jq -c '{lat_ms: (.mixed.lat_ms // null), read_lat_ms: .read.lat_ms, write_lat_ms: .write.lat_ms,
       asked_iops, achieved_iops, fio_busy_pct: .busy_pct, runtime_s}' <<<"$sum")" \
-    "$(steady_warnings "$sum")"
+    "$(steady_warnings "$sum" "the latency was measured")"
 }
 
 # metric_errors: failed requests of the steady run, percent (fio errors or server-answered
@@ -113,6 +114,7 @@ metric_errors() {
   [[ $status == PASS ]] || why=$(jq -r '"\([.errors, (.server_failed // 0)] | max) of \(.requests) requests failed"
     + (if (.reconnects // 0) > 0 then ", \(.reconnects) reconnect(s)" else "" end)' <<<"$sum")
   run_result errors "$status" "$pct" % "$TARGET_ERRORS_MAX_PCT" "<=" "$why" \
-    "$(jq -c '{requests, fio_errors: .errors, first_error, server_failed, reconnects}' <<<"$sum")" \
-    "$(steady_warnings "$sum")"
+    "$(jq -c '{requests, fio_errors: .errors} + (if (.first_error // 0) != 0 then {first_error_code: .first_error} else {} end)
+      + {server_failed, reconnects}' <<<"$sum")" \
+    "$(steady_warnings "$sum" "the errors were counted")"
 }
