@@ -27,7 +27,8 @@ run_parse_args() {
   done < <(run_all_metrics)
 }
 
-# run_require_started: die with one line naming ./start-samba.sh unless the test server runs.
+# run_require_started: die with one line naming ./start-samba.sh unless the test server runs;
+# die when another run measures the same server (a lock in STATE_DIR, held until exit).
 run_require_started() {
   if ! state_load 2>/dev/null; then
     die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
@@ -35,6 +36,19 @@ run_require_started() {
   if ! service_is_running; then
     die "the test server is not running: run ./start-samba.sh first"
   fi
+  if common_have flock; then
+    exec {RUN_LOCK_FD}>>"$STATE_DIR/test-run.lock"
+    flock -n "$RUN_LOCK_FD" || die "another ./test-samba.sh run is measuring this test server: wait for it to finish"
+  fi
+}
+
+# run_service_start: service_start in a subshell (it dies on failure) without the run's lock
+# file descriptor, so the new smbd does not hold the lock; 1 when the start failed.
+run_service_start() {
+  (
+    if [[ -n ${RUN_LOCK_FD:-} ]]; then exec {RUN_LOCK_FD}>&-; fi
+    service_start
+  )
 }
 
 # run_helper NAME: print the path of helper NAME; 1 with a message when it is not built.
@@ -342,7 +356,7 @@ run_interrupt() {
   run_cleanup_partial
   if ! service_is_running 2>/dev/null; then
     warn "the test server was stopped by the startup test: starting it again"
-    (service_start) >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"
+    run_service_start >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"
   fi
   if [[ -n ${RUN_DIR:-} && -d $RUN_DIR ]]; then
     echo "interrupted by the user ($1) during '${RUN_CURRENT:-setup}'" >"$RUN_DIR/INCOMPLETE"

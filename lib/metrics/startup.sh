@@ -23,7 +23,7 @@ startup_round() {
   RUN_CHILD=$pid
   sleep 0.05
   t0=$(date +%s%N)
-  if ! (service_start) >>"$RUN_DIR/raw/startup.log" 2>&1; then
+  if ! run_service_start >>"$RUN_DIR/raw/startup.log" 2>&1; then
     err="the start command failed (see raw/startup.log)"
   fi
   state_load || true

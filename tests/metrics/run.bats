@@ -174,3 +174,16 @@ last_run() {
   refute_output --partial 'not running'
   refute_output --partial 'not started'
 }
+
+@test "run: a second run against the same server is refused while the first one measures" {
+  kit_require_root
+  kit_require_cmd flock
+  exec 9>>"$M_ROOT/state/test-run.lock"
+  flock -n 9
+  run "$KIT_ROOT/test-samba.sh" memory
+  exec 9>&-
+  assert_failure 1
+  assert_output --partial 'another ./test-samba.sh run is measuring this test server'
+  run "$KIT_ROOT/test-samba.sh" memory
+  assert_output --partial 'memory:'
+}
