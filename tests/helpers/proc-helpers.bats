@@ -5,16 +5,19 @@
 
 bats_require_minimum_version 1.5.0
 
+# bats 1.8 cannot skip from setup_file: it builds when it can, and setup() skips
 setup_file() {
   load '../test_helper/common-setup'
   _common_setup
-  kit_require_cmd jq make cc
-  make -s -C "$KIT_ROOT/helpers" cgcpu pss-sum >&2 || fail "the helpers do not build"
+  if command -v make >/dev/null && command -v cc >/dev/null; then
+    make -s -C "$KIT_ROOT/helpers" cgcpu pss-sum >&2 || fail "the helpers do not build"
+  fi
 }
 
 setup() {
   load '../test_helper/common-setup'
   _common_setup
+  kit_require_cmd jq make cc
   H=$KIT_ROOT/helpers
   TREE=
   CG2=
