@@ -69,7 +69,7 @@ metric_concurrency() {
   for level in $CONCURRENCY_LEVELS; do
     concurrency_step "$level" || return 1
     rows=$(jq -c --argjson r "$CONC_ROW" '. + [$r]' <<<"$rows")
-    log "      $level clients: $(jq -r '"\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—") ms: " + (if .kept_up then "kept up" else "did not keep up (\(.why))" end)' <<<"$CONC_ROW")"
+    log "      step of $level client(s): $(jq -r '"\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—") ms: " + (if .kept_up then "kept up" else "did not keep up (\(.why))" end)' <<<"$CONC_ROW")"
     # a step where clients could not even connect makes larger steps pointless
     if [[ $(jq -r '.connected != null and .connected < .clients' <<<"$CONC_ROW") == true ]]; then
       break
@@ -81,7 +81,7 @@ metric_concurrency() {
   why=''
   if [[ $status == FAIL ]]; then
     why=$(jq -r --argjson t "$TARGET_CONCURRENCY_MIN_CLIENTS" '(first(.[] | select(.kept_up | not)) // null) as $bad
-      | if $bad then "\($bad.clients) clients did not keep up: \($bad.why)"
+      | if $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
         else "the largest step tried (\(.[-1].clients)) is below the target \($t)" end' <<<"$rows")
   fi
   warnings=$(jq -c --argjson c "$(nproc)" 'if $c <= 4 and (map(.clients) | max) > $c then
