@@ -294,12 +294,12 @@ run_system_json() {
       ]' >"$RUN_DIR/system.json"
 }
 
-# run_sessions_check: hold one connection and print what smbstatus says about its signing and
+# run_sessions_check: hold one connection (30 s at most to get it) and print what smbstatus says about its signing and
 # encryption (and the mount's session) as a JSON object; 1 when it could not be checked.
 run_sessions_check() {
   local out=$RUN_DIR/raw/sessions-hold.json i json
-  run_hold_start 30 1 "$out" 2>/dev/null || return 1
-  for ((i = 0; i < 100; i++)); do
+  run_hold_start 60 1 "$out" 2>/dev/null || return 1
+  for ((i = 0; i < 300; i++)); do
     [[ -s $out ]] && break
     sleep 0.1
   done
