@@ -82,30 +82,36 @@ bench_case() {
     login.helper)
       read -r cu su < <(bench_measured "$out" "$H/smb-login-storm" -A "$SMBD_CREDS" -w "$workers" \
         -d "$seconds" "//$ADDR/perf")
-      name=smb-login-storm ops=$(jq .ops "$out") dur=$(jq .duration_s "$out") ;;
+      name=smb-login-storm ops=$(jq .ops "$out") dur=$(jq .duration_s "$out")
+      ;;
     login.python)
       read -r cu su < <(bench_measured "$out" "$PY" "$pycode" login "$workers" "$seconds" "$pyconf" \
         "$SMBD_CREDS" "$ADDR" perf - 0)
-      name="python3-samba login loop" ops=$(jq .ops "$out") dur=$(jq .duration_s "$out") ;;
+      name="python3-samba login loop" ops=$(jq .ops "$out") dur=$(jq .duration_s "$out")
+      ;;
     files.helper)
       read -r cu su < <(bench_measured "$out" "$H/smb-files" -A "$SMBD_CREDS" -w "$workers" \
         -d "$seconds" -s 4 "//$ADDR/perf/files")
       name="smb-files (create+delete)" ops=$(jq .create.ops "$out")
       dur=$(jq '.create.duration_s + .delete.duration_s' "$out")
-      note="create $(jq '.create.rate_per_s | floor' "$out")/s, delete $(jq '.delete.rate_per_s | floor' "$out")/s, left $(jq .left_behind "$out")" ;;
+      note="create $(jq '.create.rate_per_s | floor' "$out")/s, delete $(jq '.delete.rate_per_s | floor' "$out")/s, left $(jq .left_behind "$out")"
+      ;;
     files.python)
       read -r cu su < <(bench_measured "$out" "$PY" "$pycode" files "$workers" "$seconds" "$pyconf" \
         "$SMBD_CREDS" "$ADDR" perf 4 0)
       name="python3-samba files loop" ops=$(jq .ops "$out") dur=$(jq '.create_s + .delete_s' "$out")
-      note="create $(jq '.ops / .create_s | floor' "$out")/s, delete $(jq '.ops / .delete_s | floor' "$out")/s" ;;
+      note="create $(jq '.ops / .create_s | floor' "$out")/s, delete $(jq '.ops / .delete_s | floor' "$out")/s"
+      ;;
     read.helper)
       read -r cu su < <(bench_measured "$out" "$H/smb-readers" -A "$SMBD_CREDS" -c "$clients" \
         -d "$seconds" "//$ADDR/perf/data.0")
-      name="smb-readers (4 KiB)" ops=$(jq .ops "$out") dur=$(jq '.ops / .rate_per_s' "$out") ;;
+      name="smb-readers (4 KiB)" ops=$(jq .ops "$out") dur=$(jq '.ops / .rate_per_s' "$out")
+      ;;
     read.python)
       read -r cu su < <(bench_measured "$out" "$PY" "$pycode" read "$clients" "$seconds" "$pyconf" \
         "$SMBD_CREDS" "$ADDR" perf data.0 "$size")
-      name="python3-samba read loop" ops=$(jq .ops "$out") dur=$seconds ;;
+      name="python3-samba read loop" ops=$(jq .ops "$out") dur=$seconds
+      ;;
   esac
   [[ -n $ops && $ops != null && -n $cu && -n $su ]] || return 1
   printf '%s %s|%s|%s|%s|%s|%s\n' "$(awk -v o="$ops" -v d="$dur" 'BEGIN { print (d > 0 ? o / d : 0) }')" \
