@@ -139,7 +139,7 @@ def verdict_md($c):
       else "**\($x.status)**: \(result_md) (target \(target_md))"
         + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
       end),
-     (if $x.elapsed_s then "", "Measured in \($x.elapsed_s) s." else empty end),
+     (if ($x.elapsed_s // 0) > 0 then "", "Measured in \($x.elapsed_s) s." else empty end),
      "",
      details_md,
      ((.details.notes // [])[] | "", .),
