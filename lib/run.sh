@@ -58,7 +58,8 @@ run_helper() {
     printf '%s\n' "$h"
     return 0
   }
-  printf "helper '%s' is not built: run 'make -C helpers'\n" "$1" >&2
+  RUN_WHY="helper '$1' is not built: run 'make -C helpers' (or ./start-samba.sh)"
+  printf '%s\n' "$RUN_WHY" >&2
   return 1
 }
 
@@ -251,7 +252,7 @@ run_show() {
   line=$(jq -r '
     def n: if type == "number" then (if . == floor then tostring elif fabs >= 100 then round | tostring
       else (. * 100 | round) / 100 | tostring end) else "—" end;
-    "\(.status)\t" + (if .status == "SKIP" then "(\(.why))"
+    "\(.status)\t" + (if .status == "SKIP" then "(\(.why))" elif .value == null then "(\(.why))"
       else "\(.value | n) \(.unit)  (target \(.target_text // "\(.target_op | sub(">="; "≥") | sub("<="; "≤")) \(.target | n) \(.unit)"))"
         + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end) end)
       + (if (.elapsed_s // 0) > 1 then " [\(.elapsed_s) s]" else "" end)' "$f")
@@ -385,9 +386,10 @@ run_one() {
   else
     log "${C_BOLD}[$2/$3] $m${C_OFF}: $(run_describe "$m") (about $est s; run ends in about $RUN_LEFT s)"
   fi
+  RUN_WHY=''
   if ! "metric_$m"; then
     [[ -f $RUN_DIR/metrics/$m.json ]] ||
-      run_result "$m" FAIL null "" null "" "the measurement could not be done (see raw/$m*.err)"
+      run_result "$m" FAIL null "" null "" "${RUN_WHY:-the measurement could not be done (see the messages above and raw/$m*)}"
   fi
   f=$RUN_DIR/metrics/$m.json
   if [[ -f $f ]] && tmp=$(jq -c --argjson e $((SECONDS - t0)) '.elapsed_s = $e' "$f"); then
