@@ -305,6 +305,14 @@ run_sessions_check() {
     sleep 0.1
   done
   json=$(timeout 10 smbstatus -s "$KIT_CONF" -b --json 2>/dev/null) || json=''
+  if [[ -z $json ]]; then
+    # a Samba built without JSON support: the plain table (Encryption and Signing are the last
+    # two columns)
+    json=$(timeout 10 smbstatus -s "$KIT_CONF" -b 2>/dev/null | awk '
+      /^-----/ { body = 1; next }
+      body && NF >= 6 { printf "{\"session_dialect\":\"%s\",\"encryption\":{\"cipher\":\"%s\"},\"signing\":{\"cipher\":\"%s\"}}\n", $(NF - 2), $(NF - 1), $NF }' |
+      jq -sc 'if length == 0 then empty else {sessions: (to_entries | map({(.key | tostring): .value}) | add)} end') || json=''
+  fi
   run_hold_stop
   [[ -s ${out%.*}.err ]] || rm -f "${out%.*}.err"
   [[ -n $json ]] || return 1
@@ -312,7 +320,7 @@ run_sessions_check() {
   printf '%s\n' "$json" | jq -c '
     [.sessions // {} | to_entries[].value] as $s
     | if ($s | length) == 0 then error("no sessions") else . end
-    | {checked_with: "smbstatus -b --json during a held connection", sessions: ($s | length),
+    | {checked_with: "smbstatus -b during a held connection", sessions: ($s | length),
        dialects: ([$s[].session_dialect // empty] | unique),
        signing: ([$s[] | (.signing.cipher // "-") + (if (.signing.degree // "") == "" or .signing.degree == "none" then "" else " (\(.signing.degree))" end)] | unique | join(", ")),
        encryption: ([$s[] | (.encryption.cipher // "-") + (if (.encryption.degree // "") == "" or .encryption.degree == "none" then "" else " (\(.encryption.degree))" end)] | unique | join(", "))}' 2>/dev/null
