@@ -273,7 +273,7 @@ run_system_json() {
   sessions=$(run_sessions_check) || sessions=null
   changed=$(settings_diff_defaults | jq -Rn '[inputs]')
   requested=$(printf '%s\n' "${RUN_METRICS[@]}" | jq -Rn '[inputs]')
-  jq -n --arg host "$(hostname)" --argjson cpus "$(nproc)" \
+  jq -n --arg host "$(uname -n)" --argjson cpus "$(nproc)" \
     --argjson ram "$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)" \
     --arg kernel "$(uname -r)" --arg samba "$(smbd -V 2>/dev/null | sed 's/^Version //')" \
     --arg fio "$(fio --version 2>/dev/null || true)" --arg mode "${KIT_SERVICE_MODE:-}" \
