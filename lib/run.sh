@@ -96,7 +96,7 @@ run_stop_child() {
 run_hold_start() {
   local h fifo
   h=$(run_helper smb-hold) || return 1
-  run_share_dir memory-test >/dev/null
+  RUN_PARTIAL=("$(run_share_dir memory-test)")
   fifo=$RUN_DIR/.hold.fifo
   rm -f "$fifo"
   mkfifo -m 0600 "$fifo"
@@ -117,6 +117,7 @@ run_hold_stop() {
   [[ -z ${RUN_CHILD:-} ]] || wait "$RUN_CHILD" 2>/dev/null || true
   RUN_CHILD=''
   rm -rf --one-file-system -- "$SHARE_DIR/memory-test"
+  RUN_PARTIAL=()
 }
 
 # run_cg_args: print the cgcpu/pss-sum target options for the service (one word a line).
