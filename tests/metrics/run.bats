@@ -71,6 +71,18 @@ last_run() {
   assert_output --partial "unknown option '--fast'"
 }
 
+@test "run: metric names run in the guide's order, once each; none means all twelve" {
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/lib/common.sh"
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/lib/run.sh"
+  run_parse_args memory login cpu login
+  assert_equal "${RUN_METRICS[*]}" "login cpu memory"
+  run_parse_args
+  assert_equal "${#RUN_METRICS[@]}" 12
+  assert_equal "${RUN_METRICS[0]} ${RUN_METRICS[11]}" "startup memory"
+}
+
 @test "run: refuses in one line naming ./start-samba.sh when the kit is not started" {
   kit_require_root
   local dir=$BATS_TEST_TMPDIR/unstarted
