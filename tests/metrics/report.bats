@@ -103,3 +103,14 @@ copy_fixture() {
   actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/docs/metrics.md")
   assert_equal "$actual" "$expected"
 }
+
+@test "report: system warnings (sessions not encrypted though ENCRYPTION=yes) head the warnings" {
+  dir=$(copy_fixture run-pass)
+  jq '.warnings = ["ENCRYPTION=yes, but smbstatus shows sessions without encryption: -"]
+    | .sessions.encryption = "-"' "$dir/system.json" >"$dir/system.new"
+  mv "$dir/system.new" "$dir/system.json"
+  run "$GEN" "$dir"
+  assert_success
+  run sed -n '/^## Warnings/,/^## /p' "$dir/report.md"
+  assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
+}
