@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# The whole kit inside a qemu guest with Debian's kernel (kernel cifs client) and systemd as
+# PID 1: start-samba.sh, test-samba.sh (small sizes), stop-samba.sh, start-samba.sh,
+# test-samba.sh cleanup (tests/guest/scenario.sh), then assertions on what came back.
+# The guest runs once for the whole file (several minutes under TCG, see README.md here).
+# Skips when qemu or the kernel package cannot be had, unless REQUIRE_GUEST=1 (then fails).
+#   GUEST_TEST_OUT=DIR   keep the guest's results in DIR (default: the file's temp folder)
+#   GUEST_TEST_REUSE=DIR assert on the results of an earlier run in DIR; boot nothing
+
+setup_file() {
+  load ../test_helper/common-setup
+  _common_setup
+  local reason='' out kdir
+  if [[ -n ${GUEST_TEST_REUSE:-} ]]; then
+    export GUEST_TEST_OUT=$GUEST_TEST_REUSE
+    echo "# reusing the guest results in $GUEST_TEST_REUSE" >&3
+    return 0
+  fi
+  out=${GUEST_TEST_OUT:-$BATS_FILE_TMPDIR/guest results}
+  export GUEST_TEST_OUT=$out
+  rm -rf "$out"
+  mkdir -p "$out"
+  if [[ $(id -u) -ne 0 ]]; then
+    reason="needs root"
+  elif ! command -v qemu-system-x86_64 >/dev/null; then
+    reason="qemu-system-x86_64 is not installed (package qemu-system-x86)"
+  elif [[ ! -x /bin/busybox ]] || ! command -v depmod >/dev/null; then
+    reason="busybox-static or kmod is not installed"
+  elif ! kdir=$("$KIT_ROOT/tests/guest/prepare-guest.sh" 2>"$out/prepare.log"); then
+    reason="cannot prepare the guest kernel: $(grep -m1 'error:' "$out/prepare.log" || tail -n 1 "$out/prepare.log")"
+  fi
+  if [[ -n $reason ]]; then
+    if [[ ${REQUIRE_GUEST:-0} == 1 ]]; then
+      echo "guest test cannot run (REQUIRE_GUEST=1): $reason" >&3
+      return 1
+    fi
+    printf '%s\n' "$reason" >"$BATS_FILE_TMPDIR/skip-reason"
+    return 0
+  fi
+  echo "# guest kernel: $kdir; results: $out" >&3
+  # The helpers are built on the host (make check builds them first): quicker than in TCG.
+  make -s -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || true
+  local rc=0
+  (cd "$KIT_ROOT" && timeout -k 30 "${GUEST_TEST_TIMEOUT:-1500}" \
+    tests/guest/run-guest.sh -t "${GUEST_TEST_TIMEOUT:-1500}" -r "$out" -- tests/guest/scenario.sh) \
+    >"$out/harness.log" 2>&1 || rc=$?
+  echo "$rc" >"$out/harness-status"
+  echo "# guest: $(cat "$out/guest-timing.json" 2>/dev/null || echo 'no timing')" >&3
+}
+
+setup() {
+  load ../test_helper/common-setup
+  _common_setup
+  if [[ -f $BATS_FILE_TMPDIR/skip-reason ]]; then
+    skip "$(cat "$BATS_FILE_TMPDIR/skip-reason")"
+  fi
+  OUT=$GUEST_TEST_OUT
+  RES=$OUT/run/results.json
+  EV=$OUT/evidence
+}
+
+# guest_show FILE...: print files for a failing test's output
+guest_show() {
+  local f
+  for f in "$@"; do
+    echo "--- $f"
+    tail -n 40 "$f" 2>&1
+  done
+}
+
+@test "guest: the scenario ran to the end and every step did its job" {
+  run cat "$OUT/harness-status"
+  if [[ $output != 0 ]]; then
+    guest_show "$OUT/harness.log" "$OUT/steps.tsv"
+  fi
+  assert_output 0
+  run cut -f1,2 "$OUT/steps.tsv"
+  assert_line --index 0 $'start\t0'
+  assert_line --index 1 --regexp $'^test\t[01]$'
+  assert_line --index 2 $'stop\t0'
+  assert_line --index 3 $'restart\t0'
+  assert_line --index 4 $'cleanup\t0'
+  run jq -e '.exit_status == 0 and .boot_s > 0' "$OUT/guest-timing.json"
+  assert_success
+}
+
+@test "guest: systemd was PID 1 and the kernel had cifs" {
+  run cat "$EV/guest.txt"
+  assert_line "pid1: systemd"
+  assert_line --regexp '^system: (running|degraded)$'
+}
+
+@test "guest: start-samba.sh ran smbd as a systemd unit" {
+  run cat "$EV/after-start-unit-show.txt"
+  assert_line "LoadState=loaded"
+  assert_line "ActiveState=active"
+  assert_line "ControlGroup=/system.slice/smbd-perf-test.service"
+  assert_line --regexp '^FragmentPath=/.+/smbd-perf-test\.service$'
+  assert_line --regexp '^MainPID=[1-9][0-9]*$'
+  run grep -E '^KIT_(SERVICE_MODE|UNIT|CGROUP_SOURCE)=' "$EV/after-start-kit-env.txt"
+  assert_line "KIT_SERVICE_MODE=systemd"
+  assert_line "KIT_UNIT=smbd-perf-test.service"
+  assert_line "KIT_CGROUP_SOURCE=cgroup2"
+  run grep -c 'system.slice/smbd-perf-test.service' "$EV/after-start-smbd-ps.txt"
+  assert_output --regexp '^[1-9]'
+  run jq -r '[.system.service_mode, .system.unit] | @tsv' "$RES"
+  assert_output $'systemd\tsmbd-perf-test.service'
+}
+
+@test "guest: start-samba.sh mounted the share with the kernel cifs client by itself" {
+  run cat "$EV/after-start-findmnt-cifs.txt"
+  assert_output --regexp '^/mnt/samba-perf-test //127\.0\.0\.2/perftest .*vers=3'
+  run jq -r '.system.mounted' "$RES"
+  assert_output yes
+  run grep -E '^KIT_MOUNTED=' "$EV/after-start-kit-env.txt"
+  assert_output "KIT_MOUNTED=yes"
+}
+
+@test "guest: every one of the twelve metrics has a measured number (no SKIP)" {
+  run jq -e '.incomplete == false and .counts.SKIP == 0' "$RES"
+  assert_success
+  local m unit
+  while read -r m unit; do
+    run jq -r --arg m "$m" '.metrics[$m] | "\(.status) \(.value | type) \(.unit)"' "$RES"
+    assert_output --regexp "^(PASS|FAIL) number $unit\$"
+  done <<'EOF'
+startup ms
+recovery s
+login logins/s
+seqwrite MB/s
+seqread MB/s
+randread IOPS
+randwrite IOPS
+latency ms
+errors %
+metadata files/s
+concurrency clients
+cpu µs
+memory MB
+EOF
+  # sane values: positive where a zero would mean nothing was measured
+  run jq -r '.metrics | to_entries[]
+    | select(.key != "errors" and .key != "concurrency" and (.value.value <= 0)) | .key' "$RES"
+  assert_output ''
+  run jq -e '.metrics.errors.value >= 0 and .metrics.errors.value <= 100
+    and .metrics.errors.details.requests > 0' "$RES"
+  assert_success
+  # concurrency: every asked step connected all its clients and read something
+  run jq -e '.metrics.concurrency.value >= 0 and (.metrics.concurrency.details.steps | length) == 2
+    and all(.metrics.concurrency.details.steps[]; .connected == .clients and .ops > 0)' "$RES"
+  assert_success
+  run jq -e '.metrics.seqread.details != null and .metrics.randread.value > 1' "$RES"
+  assert_success
+}
+
+@test "guest: recovery after a restart was measured through the mount" {
+  run jq -e '.metrics.recovery.value > 0
+    and (.metrics.recovery.details.rounds | length) >= 1
+    and all(.metrics.recovery.details.rounds[]; (.recovery_s | type) == "number" and .recovery_s > 0)' "$RES"
+  assert_success
+  run jq -e '.metrics.startup.value > 0 and all(.metrics.startup.details.rounds[]; .login_ms > 0)' "$RES"
+  assert_success
+}
+
+@test "guest: /proc/fs/cifs/Stats was read and its counters parsed" {
+  local before=$OUT/run/raw/steady-cifs.before.json after=$OUT/run/raw/steady-cifs.after.json
+  run jq -e 'all(.reads, .reads_failed, .writes, .writes_failed, .session_reconnects, .share_reconnects;
+    type == "number")' "$before"
+  assert_success
+  run jq -e 'all(.reads, .reads_failed, .writes, .writes_failed, .session_reconnects, .share_reconnects;
+    type == "number")' "$after"
+  assert_success
+  run jq -en --slurpfile a "$before" --slurpfile b "$after" \
+    '$b[0].reads > $a[0].reads and $b[0].writes > $a[0].writes'
+  assert_success
+  run jq -e '(.metrics.errors.details.server_failed | type) == "number"
+    and (.metrics.errors.details.reconnects | type) == "number"' "$RES"
+  assert_success
+  run grep -E '^ *Reads: [0-9]+ total' "$EV/after-test-cifs-stats.txt"
+  assert_success
+}
+
+@test "guest: CPU figures came from the unit's cgroup v2" {
+  run jq -r '.metrics.cpu.details.cpu_source' "$RES"
+  assert_output cgroup2
+  run jq -r '[.system.cgroup_source, .system.cgroup] | @tsv' "$RES"
+  assert_output $'cgroup2\t/sys/fs/cgroup/system.slice/smbd-perf-test.service'
+  run jq -r '"\(.source) \(.cpu_us | type)"' "$OUT/run/raw/randread-cpu.before.json"
+  assert_output "cgroup2 number"
+  run jq -en --slurpfile a "$OUT/run/raw/randread-cpu.before.json" \
+    --slurpfile b "$OUT/run/raw/randread-cpu.after.json" '$b[0].cpu_us > $a[0].cpu_us'
+  assert_success
+  run jq -e '.metrics.cpu.value > 0 and .metrics.cpu.details.reads > 0' "$RES"
+  assert_success
+}
+
+@test "guest: stop-samba.sh stopped the unit and unmounted; start-samba.sh brought both back" {
+  run cat "$EV/after-stop-unit-show.txt"
+  assert_line "ActiveState=inactive"
+  run cat "$EV/after-stop-findmnt-cifs.txt"
+  assert_output ''
+  run cat "$EV/after-restart-unit-show.txt"
+  assert_line "ActiveState=active"
+  run cat "$EV/after-restart-findmnt-cifs.txt"
+  assert_output --partial "//127.0.0.2/perftest"
+  run cat "$EV/after-restart-nft-tables.txt"
+  assert_line "table ip samba_perf_test"
+  run cat "$EV/after-restart-id.txt"
+  assert_output --regexp '^uid=[0-9]+\(smbperf\)'
+}
+
+@test "guest: cleanup left no unit, mount, user, nft table or smbd" {
+  run cat "$EV/after-cleanup-unit-files.txt"
+  assert_output ''
+  run cat "$EV/after-cleanup-list-unit-files.txt"
+  refute_output --partial "smbd-perf-test"
+  run cat "$EV/after-cleanup-unit-show.txt"
+  assert_line "LoadState=not-found"
+  run cat "$EV/after-cleanup-findmnt-cifs.txt"
+  assert_output ''
+  run cat "$EV/after-cleanup-id.txt"
+  assert_output --partial "no such user"
+  run cat "$EV/after-cleanup-nft-tables.txt"
+  refute_output --partial "samba_perf_test"
+  run cat "$EV/after-cleanup-smbd-ps.txt"
+  assert_output ''
+}
