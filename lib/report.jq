@@ -37,7 +37,7 @@ def key_label:
     "server_failed": "requests the server answered with an error", "reconnects": "reconnects",
     "method": "method", "command": "command", "kept_up": "kept up", "clients": "clients",
     "connected": "connected", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)",
-    "per_client_iops": "IOPS per client (min-max)", "median_ms": "median of the rounds (ms)",
+    "per_client_iops": "IOPS per client (min-max)", "cpu_per_read_us": "smbd CPU per read (µs)", "median_ms": "median of the rounds (ms)",
     "round": "round", "attempts": "login attempts", "error": "error", "why": "why not",
     "streams": "streams", "iodepth": "requests in flight per job", "jobs": "jobs", "block": "block size",
     "runtime_s": "fio ran for (s)", "drop_caches": "page cache dropped first", "file_kb": "file size (KiB)",

@@ -48,7 +48,7 @@ concurrency_step() {
     (.connected // 0) as $c | (.errors // 0) as $e | (.lat_ms.p99 // null) as $p
     | {clients: $n, connected: $c, errors: $e, ops: (.ops // 0), iops: .rate_per_s, p50_ms: .lat_ms.p50, p99_ms: $p,
        per_client_iops: (if .per_client then "\(.per_client.min_iops | round)-\(.per_client.max_iops | round)" else null end),
-       cpu_us: $cpu,
+       cpu_us: $cpu, cpu_per_read_us: (if $cpu != null and (.ops // 0) > 0 then $cpu / .ops else null end),
        kept_up: ($c == $n and $e == 0 and $p != null and $p <= $max and .ok == true),
        why: ([(if $c < $n then "\($n - $c) of \($n) clients could not connect"
                 + (if $forks > 0 then ": fork() failed in log.smbd" elif .first_error then ": \(.first_error)" else "" end)
