@@ -8,7 +8,7 @@
 # virtio/9p/overlay and switches into the host's root file system.
 #
 # Everything is cached in $GUEST_CACHE (default /var/cache/samba-perf-test-guest),
-# keyed by kernel version, and reused on the next run. On success the last line on
+# keyed by kernel version, and reused on the next run (a new kernel version replaces the old). On success the last line on
 # stdout is the cache folder of the kernel, holding:
 #   kver  vmlinux (or vmlinuz)  initrd-<hash>.img  root/lib/modules/<kver>/  READY
 #
@@ -187,6 +187,9 @@ main() {
     printf '%s\n' "$kver" >"$work/kver"
     touch "$work/READY"
     mv "$work" "$kdir"
+    # one kernel is enough: drop the ones an older Debian point release left (~440 MB each)
+    find "$GUEST_CACHE" -mindepth 1 -maxdepth 1 -type d -name '*-amd64' ! -name "$kver" \
+      -exec rm -rf {} + 2>/dev/null || true
   fi
   if [[ ! -f $initrd ]]; then
     rm -f "$kdir"/initrd-*.img
