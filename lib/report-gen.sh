@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: lib/report-gen.sh RUN_DIR
 #        lib/report-gen.sh --advice-md
-#        lib/report-gen.sh --sync-docs docs/metrics.md
+#        lib/report-gen.sh --sync-docs README.md
 # Summary: merge a run folder into results.json and write report.md
 #
 # RUN_DIR is results/<YYYYmmdd-HHMMSS>/ with system.json, settings.env and
@@ -11,7 +11,7 @@
 #
 # --advice-md prints, for every metric, the "likely causes / what to change" text
 # of lib/advice.json as Markdown between <!-- advice:METRIC --> markers: the same
-# text report.md shows for a FAIL, and what docs/metrics.md carries. --sync-docs
+# text report.md shows for a FAIL, and what README.md carries. --sync-docs
 # rewrites those marked blocks in FILE after lib/advice.json changed.
 #
 # Exit status: 0 written, 1 the folder could not be read, 2 usage error.

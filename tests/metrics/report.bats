@@ -95,12 +95,12 @@ copy_fixture() {
   assert_output --partial "no run folder"
 }
 
-@test "report: every metric has advice, and docs/metrics.md carries it word for word" {
+@test "report: every metric has advice, and README.md carries it word for word" {
   run jq -e '[.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all and length == 13' \
     "$KIT_ROOT/lib/advice.json"
   assert_success
   expected=$("$GEN" --advice-md)
-  actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/docs/metrics.md")
+  actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/README.md")
   assert_equal "$actual" "$expected"
 }
 
