@@ -81,8 +81,17 @@ creds_load(struct creds *c, const char *file)
 		if (c->user[0] == '\0')
 			errx(EXIT_USAGE, "no 'username' in '%s'", file);
 	} else {
-		if ((s = getenv("SMB_USER")) == NULL || *s == '\0')
-			errx(EXIT_USAGE, "no credentials: use -A FILE or set SMB_USER and SMB_PASSWORD");
+		if ((s = getenv("SMB_USER")) == NULL || *s == '\0') {
+			/* by hand on a started kit: its own root-only file */
+			if ((s = getenv("SMB_CREDENTIALS")) == NULL || *s == '\0')
+				s = KIT_CREDENTIALS;
+			if (access(s, R_OK) == 0) {
+				creds_load(c, s);
+				return;
+			}
+			errx(EXIT_USAGE, "no credentials: use -A FILE, set SMB_USER and "
+			    "SMB_PASSWORD, or let root read '%s' (start-samba.sh writes it)", s);
+		}
 		copy(c->user, sizeof(c->user), s);
 		if ((s = getenv("SMB_PASSWORD")) != NULL)
 			copy(c->password, sizeof(c->password), s);

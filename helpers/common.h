@@ -24,7 +24,13 @@ struct creds {
 	char	password[256];
 	char	domain[256];
 };
-/* Fills c from file (when not NULL) else the environment; errx(2) when there are none. */
+/* the file start-samba.sh writes with the default settings */
+#define KIT_CREDENTIALS	"/etc/samba/perf-test/credentials"
+/*
+ * Fills c from file (when not NULL), else the environment, else the file
+ * $SMB_CREDENTIALS names (default KIT_CREDENTIALS) when it is readable;
+ * errx(2) when there are none.
+ */
 void	creds_load(struct creds *c, const char *file);
 void	creds_wipe(struct creds *c);
 

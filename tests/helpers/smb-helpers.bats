@@ -77,7 +77,7 @@ bad_creds() {
   done
   run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 0 "$UNC"
   assert_equal "$status" 2
-  run --separate-stderr env -u SMB_USER "$H/smb-wait-login" "$UNC"
+  run --separate-stderr env -u SMB_USER SMB_CREDENTIALS=/nonexistent "$H/smb-wait-login" "$UNC"
   assert_equal "$status" 2
   [[ $stderr == *"no credentials"* ]] || fail "$stderr"
 }
