@@ -178,20 +178,12 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "+g:hp:u:")) != -1) {
 		switch (ch) {
 		case 'g':
+		case 'p':
 		case 'u':
-			if (strlen(optarg) >= sizeof(t.name))
-				errx(EXIT_USAGE, "option -%c: too long", ch);
-			strcpy(t.name, optarg);
-			t.kind = (char)ch;
+			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;
 		case 'h': usage(1); break;
-		case 'p':
-			t.pid = (pid_t)opt_num('p', optarg, 1, 1L << 30);
-			snprintf(t.name, sizeof(t.name), "%d", (int)t.pid);
-			t.kind = 'p';
-			kinds++;
-			break;
 		default: usage(0);
 		}
 	}

@@ -811,6 +811,20 @@ unit_path(const char *unit, char *v2, size_t v2len, char *v1, size_t v1len)
 	return found ? 0 : -1;
 }
 
+void
+tgt_option(struct tgt *t, int ch, const char *arg)
+{
+	if (ch == 'p') {
+		t->pid = (pid_t)opt_num('p', arg, 1, 1L << 30);
+		snprintf(t->name, sizeof(t->name), "%d", (int)t->pid);
+	} else {
+		if (strlen(arg) >= sizeof(t->name))
+			errx(EXIT_USAGE, "option -%c: too long", ch);
+		strcpy(t->name, arg);
+	}
+	t->kind = (char)ch;
+}
+
 int
 tgt_resolve(struct tgt *t, char *msg, size_t len)
 {

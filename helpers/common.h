@@ -134,6 +134,8 @@ struct tgt {
 	char	cg1[4096];	/* resolved cgroup v1 cpuacct directory, "" if none */
 	char	procs[4096];	/* a directory whose cgroup.procs (recursive) lists the members */
 };
+/* takes option -g, -p or -u (ch) with its argument into t; errx(2) when it is bad */
+void	tgt_option(struct tgt *t, int ch, const char *arg);
 /* resolves -u/-g/-p; -1 with msg when it cannot */
 int	tgt_resolve(struct tgt *t, char *msg, size_t len);
 /* the member pids (cgroup.procs recursively, or the tree of pid); malloc'd, count in *n */
@@ -154,6 +156,16 @@ void	ctx_free(SMBCCTX *ctx);
 int	smb_login(SMBCCTX *ctx, const char *share_url);
 /* "what: strerror(errno)" into msg */
 void	errmsg(char *msg, size_t len, const char *what, int e);
+
+/* the first error a worker met and when (plain data: it lives in shared memory) */
+struct firsterr {
+	int64_t	ns;		/* mono_ns() when it happened; 0 before the run */
+	char	msg[ERRLEN];	/* "" while there was none */
+};
+/* records "what: strerror(e)" now, unless an error is recorded already */
+void	firsterr_note(struct firsterr *f, const char *what, int e);
+/* the earlier of best (NULL: none yet) and f, ignoring an empty f */
+const struct firsterr *firsterr_earlier(const struct firsterr *best, const struct firsterr *f);
 #endif
 
 #endif

@@ -37,8 +37,7 @@ struct slot {
 	int		folder;		/* the folder was made */
 	int		checked;	/* left was counted on the server */
 	int64_t		cr_start, cr_end, del_start, del_end;
-	int64_t		first_error_ns;
-	char		first_error[ERRLEN];
+	struct firsterr	fe;
 	struct hist	lat;
 };
 
@@ -63,10 +62,7 @@ static void
 slot_error(struct slot *s, uint64_t *counter, const char *what, int e)
 {
 	(*counter)++;
-	if (s->first_error[0] == '\0') {
-		s->first_error_ns = mono_ns();
-		errmsg(s->first_error, sizeof(s->first_error), what, e);
-	}
+	firsterr_note(&s->fe, what, e);
 }
 
 static void
@@ -181,7 +177,7 @@ worker(struct pool *p, int i, void *arg)
 	int rc;
 
 	hist_init(&s->lat);
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error))) == NULL) {
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg))) == NULL) {
 		s->errors++;
 		pool_ready(p);
 		return 0;
@@ -270,9 +266,10 @@ main(int argc, char *argv[])
 	struct hist lat;
 	struct jw w;
 	const char *cfile = NULL, *error = NULL;
+	const struct firsterr *fe = NULL;
 	long workers = 8;
 	uint64_t ops = 0, errors = 0, deleted = 0, del_errors = 0, made = 0, left = 0, perdir = 0;
-	int64_t first_ns = 0, cs = 0, ce = 0, ds = 0, de = 0;
+	int64_t cs = 0, ce = 0, ds = 0, de = 0;
 	double start, dur;
 	int ch, i, ok;
 
@@ -328,11 +325,10 @@ main(int argc, char *argv[])
 			ds = s->del_start;
 		if (s->del_end > de)
 			de = s->del_end;
-		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
-			error = s->first_error;
-			first_ns = s->first_error_ns;
-		}
+		fe = firsterr_earlier(fe, &s->fe);
 	}
+	if (fe != NULL)
+		error = fe->msg;
 	if (p.n < workers && error == NULL)
 		error = "could not start every worker";
 	ok = ops > 0 && left == 0 && deleted == made;

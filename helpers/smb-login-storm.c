@@ -22,8 +22,7 @@
 struct slot {
 	uint64_t	ops;
 	uint64_t	errors;
-	int64_t		first_error_ns;
-	char		first_error[ERRLEN];
+	struct firsterr	fe;
 	struct hist	lat;
 };
 
@@ -46,10 +45,7 @@ static void
 slot_error(struct slot *s, const char *what, int e)
 {
 	s->errors++;
-	if (s->first_error[0] == '\0') {
-		s->first_error_ns = mono_ns();
-		errmsg(s->first_error, sizeof(s->first_error), what, e);
-	}
+	firsterr_note(&s->fe, what, e);
 }
 
 static int
@@ -62,7 +58,7 @@ worker(struct pool *p, int i, void *arg)
 	int rc, e;
 
 	hist_init(&s->lat);
-	ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error));
+	ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg));
 	if (ctx == NULL)
 		s->errors++;
 	pool_ready(p);
@@ -97,9 +93,9 @@ main(int argc, char *argv[])
 	struct hist lat;
 	struct jw w;
 	const char *cfile = NULL, *error = NULL;
+	const struct firsterr *fe = NULL;
 	long workers = 8;
 	uint64_t ops = 0, errors = 0;
-	int64_t first_ns = 0;
 	double start, dur;
 	int ch, i;
 
@@ -140,11 +136,10 @@ main(int argc, char *argv[])
 		ops += s->ops;
 		errors += s->errors;
 		hist_merge(&lat, &s->lat);
-		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
-			error = s->first_error;
-			first_ns = s->first_error_ns;
-		}
+		fe = firsterr_earlier(fe, &s->fe);
 	}
+	if (fe != NULL)
+		error = fe->msg;
 	if (p.n < workers && error == NULL)
 		error = "could not start every worker";
 	jw_head(&w, "smb-login-storm", ops > 0, error ? error : "no login succeeded");

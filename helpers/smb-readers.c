@@ -28,8 +28,7 @@ struct slot {
 	uint64_t	ops;
 	uint64_t	errors;
 	int64_t		start, end;
-	int64_t		first_error_ns;
-	char		first_error[ERRLEN];
+	struct firsterr	fe;
 	struct hist	lat;
 };
 
@@ -53,10 +52,7 @@ static void
 slot_error(struct slot *s, const char *what, int e)
 {
 	s->errors++;
-	if (s->first_error[0] == '\0') {
-		s->first_error_ns = mono_ns();
-		errmsg(s->first_error, sizeof(s->first_error), what, e);
-	}
+	firsterr_note(&s->fe, what, e);
 }
 
 static uint64_t
@@ -85,7 +81,7 @@ worker(struct pool *p, int i, void *arg)
 	rnd = (uint64_t)real_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)i;
 	if (rnd == 0)
 		rnd = 88172645463325252ULL;
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->first_error, sizeof(s->first_error))) == NULL)
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg))) == NULL)
 		s->errors++;
 	else if ((f = smbc_getFunctionOpen(ctx)(ctx, r->url, O_RDONLY, 0)) == NULL)
 		slot_error(s, "open", errno);
@@ -136,9 +132,10 @@ main(int argc, char *argv[])
 	struct hist lat;
 	struct jw w;
 	const char *cfile = NULL, *error = NULL;
+	const struct firsterr *fe = NULL;
 	long clients = 1;
 	uint64_t ops = 0, errors = 0;
-	int64_t first_ns = 0, ps = 0, pe = 0;
+	int64_t ps = 0, pe = 0;
 	double start, dur, rdur, iops, min_iops = NAN, max_iops = NAN;
 	int ch, i, connected = 0, ok;
 
@@ -193,11 +190,10 @@ main(int argc, char *argv[])
 			if (s->end > pe)
 				pe = s->end;
 		}
-		if (s->first_error[0] && (error == NULL || s->first_error_ns < first_ns)) {
-			error = s->first_error;
-			first_ns = s->first_error_ns;
-		}
+		fe = firsterr_earlier(fe, &s->fe);
 	}
+	if (fe != NULL)
+		error = fe->msg;
 	if (p.n < clients && error == NULL)
 		error = "could not start every client";
 	ok = connected > 0 && ops > 0;

@@ -161,3 +161,20 @@ errmsg(char *msg, size_t len, const char *what, int e)
 	else
 		snprintf(msg, len, "%s: %s", what, e ? strerror(e) : "failed");
 }
+
+void
+firsterr_note(struct firsterr *f, const char *what, int e)
+{
+	if (f->msg[0] != '\0')
+		return;
+	f->ns = mono_ns();
+	errmsg(f->msg, sizeof(f->msg), what, e);
+}
+
+const struct firsterr *
+firsterr_earlier(const struct firsterr *best, const struct firsterr *f)
+{
+	if (f->msg[0] == '\0')
+		return best;
+	return best == NULL || f->ns < best->ns ? f : best;
+}
