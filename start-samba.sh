@@ -81,16 +81,7 @@ start_summary() {
 
 main() {
   local t0 restart=no pid
-  common_colour_init
-  common_debug_init
-  case ${1:-} in
-    -h | --help)
-      common_usage "$0"
-      return 0
-      ;;
-    '') ;;
-    *) usage_die "unknown argument '$1'" ;;
-  esac
+  common_init_no_args "$0" "$@"
   t0=$SECONDS
   settings_load "$KIT_ROOT"
   common_require_root

@@ -14,16 +14,7 @@ source "$KIT_ROOT/lib/common.sh"
 common_source_libs "$KIT_ROOT" settings state account smbconf selinux service redirect mount cleanup
 
 main() {
-  common_colour_init
-  common_debug_init
-  case ${1:-} in
-    -h | --help)
-      common_usage "$0"
-      return 0
-      ;;
-    '') ;;
-    *) usage_die "unknown argument '$1'" ;;
-  esac
+  common_init_no_args "$0" "$@"
   settings_load "$KIT_ROOT"
   common_require_root
   state_load || true

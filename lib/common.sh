@@ -38,6 +38,23 @@ common_usage() {
   sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$1"
 }
 
+# common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes
+# no arguments; -h/--help prints SCRIPT's usage and exits 0, anything else is a usage error.
+common_init_no_args() {
+  local script=$1
+  shift
+  common_colour_init
+  common_debug_init
+  case ${1:-} in
+    -h | --help)
+      common_usage "$script"
+      exit 0
+      ;;
+    '') ;;
+    *) usage_die "unknown argument '$1'" ;;
+  esac
+}
+
 # common_require_root: die unless running as root.
 common_require_root() {
   [[ $(id -u) -eq 0 ]] || die "this needs root: run it with sudo"

@@ -11,7 +11,7 @@ startup_probe_touch() {
 # attempts, recovery_s, error}. Times count from the realtime ns just before service_start.
 startup_round() {
   local n=$1 h out=$RUN_DIR/raw/startup-wait-login.$1.json pid t0 first ok recovery=null
-  local err='' probe deadline rc=0
+  local err='' probe rc=0
   h=$(run_helper smb-wait-login) || return 1
   if ! (service_stop) >>"$RUN_DIR/raw/startup.log" 2>&1; then
     STARTUP_ROW=$(jq -cn --argjson n "$n" '{round: $n, login_ms: null, attempts: null, recovery_s: null,
@@ -30,12 +30,7 @@ startup_round() {
   if [[ $KIT_MOUNTED == yes && -z $err ]]; then
     probe=$MOUNT_POINT/startup-probe.$n
     RUN_PARTIAL=("$probe")
-    deadline=$((SECONDS + 60))
-    until startup_probe_touch "$probe"; do
-      ((SECONDS < deadline)) || break
-      sleep 0.05
-    done
-    if [[ -e $probe ]]; then
+    if common_wait_until 60 0.05 startup_probe_touch "$probe"; then
       recovery=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
       rm -f "$probe"
     else
