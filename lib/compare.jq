@@ -66,7 +66,7 @@ def differences:
        | {kind: "system", key: $name, values: [$runs[] | .system | getpath($path) | as_text]}
        | select((.values | unique | length) > 1)];
 
-(($confidence | tonumber) as $conf | (1 - $conf / 100)) as $alpha
+((100 - ($confidence | tonumber)) / 100) as $alpha
 | . as $runs
 | ([$runs[].metrics | keys[]] | unique) as $names
 | ([metric_order[] | select(. as $m | $names | index($m))]
