@@ -3,7 +3,20 @@
 # Input: an array of runs, the first the reference, each {label, path, settings: {KEY: value},
 # system: {...}, smbconf: {"[section] name": value} or null, metrics: {NAME: metric object}}.
 # A metric's figures are its "repeats" (the value of each repeat, in run order); a metric
-# without "repeats" is one repeat of "value". Output: see docs/CONTRACTS.md, "Compare".
+# without "repeats" is one repeat of "value".
+# Output (compare.json, one object):
+#   compare: 1 (format version); worse: true when any metric is "worse"
+#   test: {name, method, confidence (%), alpha, needs_n (repeats per run the test needs)}
+#   runs: [{label (A, B, ...; A is the reference), path, name, started_at, samba_version}]
+#   differences: [{kind ("setting"|"smb.conf"|"system"), key, values: [one per run, null =
+#     not set]}], only what is not the same in all runs
+#   metrics: [{metric, unit, direction ("higher"|"lower"|null: which is better),
+#     runs: [{run, status, n, values, median, min, max}],
+#     versus: [{run (B, C, ...), verdict ("better"|"worse"|"no difference shown"|
+#       "not enough repeats to tell"|"not measured"|"different": no direction known), symbol,
+#       change_pct (of the median against A), p, min_p, test ("exact"|"normal"), n: [nA, nX],
+#       needs_n and needs_n_other (only with "not enough repeats to tell")}]}]
+#   counts: {verdict: how many}
 include "mannwhitney";
 
 # The kit's metric order; metrics the kit does not know follow, by name.
