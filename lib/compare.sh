@@ -183,22 +183,34 @@ compare_out_dir() {
 
 # compare_main [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
 compare_main() {
-  local conf=95 out='' opt dir i tmp status
+  local conf=95 out='' dir i tmp status
   local labels=ABCDEFGHIJKLMNOPQRSTUVWXYZ
-  local OPTIND=1
-  while getopts ':c:ho:' opt; do
-    case $opt in
-      c) conf=$OPTARG ;;
-      h)
+  local -a runs=()
+  # options may come before or after the folders (git style); '--' ends them
+  while (($#)); do
+    case $1 in
+      -h | --help)
         compare_usage
         return 0
         ;;
-      o) out=$OPTARG ;;
-      :) compare_bad "compare: option '-$OPTARG' needs a value" ;;
-      *) compare_bad "compare: unknown option '-$OPTARG'" ;;
+      -c | -o)
+        (($# >= 2)) || compare_bad "compare: option '$1' needs a value"
+        if [[ $1 == -c ]]; then conf=$2; else out=$2; fi
+        shift 2
+        ;;
+      --)
+        shift
+        runs+=("$@")
+        break
+        ;;
+      -?*) compare_bad "compare: unknown option '$1'" ;;
+      *)
+        runs+=("$1")
+        shift
+        ;;
     esac
   done
-  shift $((OPTIND - 1))
+  set -- "${runs[@]}"
   if ! [[ $conf =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson c "$conf" '$c >= 50 and $c <= 99.9' >/dev/null; then
     compare_bad "compare: confidence '$conf' must be a number from 50 to 99.9"
   fi

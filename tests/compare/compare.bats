@@ -215,3 +215,15 @@ verdict() {
   assert_success
   assert_line --index 0 'Usage: test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]'
 }
+
+@test "compare: options may follow the folders; '--' ends the options" {
+  run --separate-stderr compare "$FIX/compare-ref" "$FIX/compare-same" -o "$OUT" -c 90
+  assert_success
+  run jq -e '.test.confidence == 90 and (.runs | length) == 2' "$OUT/compare.json"
+  assert_success
+  run --separate-stderr compare -o "$OUT/dd" -- "$FIX/compare-ref" "$FIX/compare-diff"
+  assert_failure 1
+  run --separate-stderr compare "$FIX/compare-ref" "$FIX/compare-same" -o
+  assert_failure 2
+  assert_equal "$stderr" "error: compare: option '-o' needs a value"
+}
