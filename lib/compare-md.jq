@@ -45,7 +45,7 @@ def judgement($ref):
    else
      "| what | \([$c.runs[].label] | join(" | ")) |",
      "|---|\([$c.runs[] | "---"] | join("|"))|",
-     ($c.differences[] | "| \(.kind) \(.key | cell) | \([.values[] | if . == null then "(not set)" else cell end] | join(" | ")) |")
+     ($c.differences[] | "| \(.kind) \(.key | cell) | \([.values[] | if . == null then "(not set)" elif . == "" then "(empty)" else cell end] | join(" | ")) |")
    end),
   "",
   "## Figures",

@@ -104,13 +104,14 @@ verdict() {
   run cat "$OUT/compare.md"
   assert_line '| what | A | B | C |'
   assert_line '| setting ENCRYPTION | no | no | yes |'
+  assert_line '| setting SAMBA_GLOBAL_PARAMS | (empty) | (empty) | aio read size = 1; socket options = TCP_NODELAY |'
   assert_line '| smb.conf [global] aio read size | (not set) | (not set) | 1 |'
   assert_line '| system Samba | 4.17.12-Debian | 4.17.12-Debian | 4.19.5-Debian |'
   assert_line '| system kernel | 6.1.0-28-amd64 | 6.1.0-28-amd64 | 6.6.0-test |'
   assert_line '| metric | unit | A | B | B vs A | C | C vs A |'
   refute_line --partial 'setting TEST_PORT'
   run jq -e '[.differences[] | .kind + " " + .key] == ["setting ENCRYPTION",
-    "smb.conf [global] aio read size", "smb.conf [global] socket options", "system Samba",
+    "setting SAMBA_GLOBAL_PARAMS", "smb.conf [global] aio read size", "smb.conf [global] socket options", "system Samba",
     "system kernel"]' "$OUT/compare.json"
   assert_success
   assert_equal "$(verdict "$OUT/compare.json" login 1)" "no difference shown"
