@@ -1,11 +1,17 @@
 # lib/mannwhitney.jq: the two-sided Mann-Whitney U test (Wilcoxon rank-sum) and the small
 # statistics compare needs. A jq module: definitions only (include "mannwhitney" with -L lib).
 #
-# Why this and not a packaged tool: ministat (Student's t, assumes normal data) is packaged
-# for Debian but not for RHEL; scipy and R (wilcox.test) are packaged on both but pull in
-# 60-100 MB for one function. The exact rank-sum distribution is a short dynamic programme,
-# jq is already a dependency of the kit, and tests/compare/mannwhitney.bats checks it against
-# published critical-value tables and a brute-force enumeration.
+# Why a rank test: repeats of a benchmark are often skewed (one slow repeat when something
+# else ran); the U test assumes no distribution, only that larger is larger. Go's benchstat
+# uses the same test at the same 95 %. Its price: it can only be as sure as the number of
+# ways to split the repeats allows: with 3 and 3 the smallest two-sided p is 2/20 = 0.1, so at
+# 95 % it needs 4 repeats in each run (2/70 = 0.029); mw_min_n computes this for any level.
+# Why here and not a packaged tool: ministat (Student's t, assumes normal data) is packaged
+# for Debian and Ubuntu but not for RHEL, Fedora or EPEL; scipy and R (wilcox.test) are
+# packaged on both but pull in 60-100 MB for one function. The exact rank-sum distribution
+# is a short dynamic programme, jq is already a dependency of the kit, and
+# tests/compare/mannwhitney.bats checks it against the published critical-value table and a
+# brute-force enumeration of every split.
 #
 # Method: pool both samples, give each value its mid-rank (ties share the mean of their
 # ranks), and count, over all C(n1+n2, n1) ways to split the pool, how often the rank sum of
