@@ -9,7 +9,8 @@
 #   {"tool","seconds","why","charts":[{metric,kind,file,title}],"not_drawn":[{metric,kind,why}]}
 # ("file" relative to RUN_DIR; "why" is null, or why nothing was drawn). A missing input draws
 # no chart and leaves a not_drawn entry; without gnuplot index.json still says why.
-# --compare DIR reads DIR/compare.json and draws one chart per metric into DIR/charts/.
+# --compare DIR reads DIR/compare.json ({runs:[{label}], metrics:[{metric, unit, runs:[{median,
+# min, max, values or repeats}]}]}) and draws one chart per metric into DIR/charts/.
 # Needs jq; gnuplot (Debian gnuplot-nox, RHEL gnuplot) for the pictures.
 #
 # Exit status: 0 written (also when nothing could be drawn), 1 the folder could not be read,
@@ -328,10 +329,10 @@ charts_compare() {
     jq -r --argjson i "$i" '(.runs // []) as $runs | .metrics[$i] as $m
       | ($m.runs // []) | to_entries[] | .key as $k | .value as $v
       | select(($v.median // null) | type == "number")
-      | [$k + 1, ($runs[$k].label // $runs[$k].dir // "run \($k + 1)" | tostring | split("/") | map(select(. != "")) | last // "run"),
+      | [$k + 1, ($runs[$k].label // $v.run // $runs[$k].dir // "run \($k + 1)" | tostring | split("/") | map(select(. != "")) | last // "run"),
          $v.median, ($v.min // $v.median), ($v.max // $v.median)] | @tsv' "$dir/compare.json" >"$work/data.dat"
     jq -r --argjson i "$i" '.metrics[$i].runs // [] | to_entries[] | .key as $k
-      | (.value.repeats // []) | map(select(type == "number")) | length as $n | to_entries[]
+      | (.value.repeats // .value.values // []) | map(select(type == "number")) | length as $n | to_entries[]
       | [$k + 1 + (if $n > 1 then (.key - ($n - 1) / 2) * (0.3 / $n) else 0 end), .value] | @tsv' \
       "$dir/compare.json" >"$work/reps.dat"
     if [[ ! -s $work/data.dat ]]; then
