@@ -31,7 +31,7 @@ charts_warn() {
 # (also NAME.fio.rK.json); steady.fio.json is the latency metric's; concurrency.N.json the step
 # of N clients.
 charts_raw_map() {
-  find "$1/raw" -maxdepth 1 -type f -name '*.json' -printf '%f\n' 2>/dev/null | sort -V |
+  { find "$1/raw" -maxdepth 1 -type f -name '*.json' -printf '%f\n' 2>/dev/null || true; } | sort -V |
     jq -Rn --arg timed "$CHARTS_TIMED" '
       ($timed | split(" ")) as $ok
       | [inputs
