@@ -77,7 +77,8 @@ html_md_with_charts() {
 }
 
 # html_inline_svgs DIR: on stdin the rendered HTML; replace each <img> of charts/NAME.svg with
-# the picture itself (a figure with inline SVG, its ids made unique per chart).
+# the picture itself (a figure with inline SVG, its ids made unique per chart), or with a line
+# when the file is missing; any other <img> is dropped (the page fetches nothing).
 html_inline_svgs() {
   awk -v dir="$1" '
     function attr(s, a,   r) {
@@ -105,9 +106,12 @@ html_inline_svgs() {
         print "<figure class=\"chart\">"
         printf "%s", svg(f, alt, "c" n "-")
         print "</figure>"
-        next
+      } else {
+        print "<p>chart: " alt " not drawn (no file " src ").</p>"
       }
+      next
     }
+    /<img / { gsub(/<img [^>]*>/, "") }
     { print }'
 }
 

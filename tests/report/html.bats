@@ -124,15 +124,18 @@ probe_lines() {
   printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
 }
 
-@test "html: the Markdown's own chart links are used where the report has them" {
+@test "html: the Markdown's own chart links are used; a link to a missing chart becomes a line" {
   local dir="$BATS_TEST_TMPDIR/linked"
   mkdir -p "$dir"
   cp -R "$RUN/." "$dir/"
-  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
+  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg)\n\n![gone](charts/gone.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
   run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
   [[ $(grep -c '<svg ' "$dir/report.html") -eq 1 ]]
   grep -q 'aria-label="the curve"' "$dir/report.html"
+  grep -q '<p>chart: gone not drawn (no file charts/gone.svg).</p>' "$dir/report.html"
+  run grep -c '<img' "$dir/report.html"
+  assert_output 0
   # raw HTML in the Markdown is not passed through
   run grep -c '<b>' "$dir/report.html"
   assert_output 0
@@ -142,12 +145,12 @@ probe_lines() {
   local dir="$BATS_TEST_TMPDIR/plain" bin=$BATS_TEST_TMPDIR/bin f
   mkdir -p "$dir" "$bin"
   cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
-  "$KIT_ROOT/lib/report-gen.sh" "$dir"
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     [[ -x $f && ${f##*/} != gnuplot* && ${f##*/} != cmark* && ${f##*/} != python3* && ! -e $bin/${f##*/} ]] &&
       ln -s "$f" "$bin/${f##*/}"
   done
   ln -s "$(command -v cmark-gfm)" "$bin/cmark-gfm"
+  PATH=$bin "$KIT_ROOT/lib/report-gen.sh" "$dir"
   PATH=$bin "$KIT_ROOT/lib/charts.sh" "$dir"
   PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
