@@ -48,13 +48,14 @@ charts_raw_map() {
 }
 
 # charts_series_split DIR: read "title<TAB>x<TAB>y" lines on stdin; write DIR/s1.dat ..
-# DIR/sN.dat (x<TAB>y, in order of first appearance) and append n and T[] to DIR/vars.gp.
+# DIR/sN.dat (x<TAB>y, in order of first appearance) and append n (series), most (rows of the
+# longest) and T[] (titles) to DIR/vars.gp.
 charts_series_split() {
   awk -F '\t' -v dir="$1" '
     !($1 in idx) { idx[$1] = ++n; title[n] = $1 }
-    { print $2 "\t" $3 > (dir "/s" idx[$1] ".dat") }
+    { print $2 "\t" $3 > (dir "/s" idx[$1] ".dat"); if (++rows[$1] > most) most = rows[$1] }
     END {
-      printf "n = %d\narray T[%d]\n", n, (n > 0 ? n : 1) >> (dir "/vars.gp")
+      printf "n = %d\nmost = %d\narray T[%d]\n", n, most, (n > 0 ? n : 1) >> (dir "/vars.gp")
       for (i = 1; i <= n; i++) { t = title[i]; gsub(/\x27/, "\x27\x27", t); printf "T[%d] = \x27%s\x27\n", i, t >> (dir "/vars.gp") }
     }'
 }

@@ -7,4 +7,5 @@ set logscale x 10
 set yrange [0:100]
 set ytics 10
 set format x '%g'
-plot for [i=1:n] sprintf('s%d.dat', i) using 1:2 with linespoints lt i title T[i]
+sty = (most > 60) ? 'lines' : 'linespoints'
+plot for [i=1:n] sprintf('s%d.dat', i) using 1:2 with @sty lt i title T[i]
