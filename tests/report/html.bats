@@ -172,3 +172,20 @@ probe_lines() {
   assert_failure 1
   assert_output "error: no report '$BATS_TEST_TMPDIR/report.md'"
 }
+
+@test "html: without cmark-gfm python3's markdown module renders the same tables and charts" {
+  /usr/bin/python3 -c 'import markdown' 2>/dev/null || skip "python3-markdown is not installed"
+  local dir="$BATS_TEST_TMPDIR/py md" bin=$BATS_TEST_TMPDIR/bin f
+  mkdir -p "$dir" "$bin"
+  cp -R "$RUN/." "$dir/"
+  rm "$dir/report.html"
+  for f in /usr/bin/* /bin/*; do
+    [[ -x $f && ${f##*/} != cmark* && ! -e $bin/${f##*/} ]] && ln -s "$f" "$bin/${f##*/}"
+  done
+  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  assert_success
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 13 ]]
+  run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
+  assert_output 6
+  diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
+}
