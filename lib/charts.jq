@@ -6,12 +6,12 @@ def charts_kind_label:
    "time": "rate over time", "server": "server time per command",
    "compare": "runs side by side"}[.] // .;
 
-# The image links of one metric, and a line for each of its charts that was not drawn.
+# The image links of one metric, and one line naming its charts that were not drawn and why.
 def charts_md($index; $metric):
   ($index // {}) as $i
   | ([$i.charts[]? | select(.metric == $metric)] | .[] | "", "![\(.title)](\(.file))"),
-    ([$i.not_drawn[]? | select(.metric == $metric)] | .[]
-     | "", "chart: \(.kind | charts_kind_label) not drawn (\(.why)).");
+    ([$i.not_drawn[]? | select(.metric == $metric) | "\(.kind | charts_kind_label) (\(.why))"]
+     | if length > 0 then "", "Charts not drawn: \(join("; "))." else empty end);
 
 # One line when no chart could be drawn at all (for the top of the report).
 def charts_none_md($index):

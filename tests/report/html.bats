@@ -70,7 +70,7 @@ probe_lines() {
   run awk '/<h2>/ { h = $0 } /<figure class="chart">/ { getline; getline; print h }' "$RUN/report.html"
   assert_line --index 0 --partial '<code>login</code>'
   run sed -n '/<code>latency<\/code>)<\/h2>/,/<h2>/p' "$RUN/report.html"
-  assert_output --partial 'chart: rate over time not drawn (no per-second data).'
+  assert_output --partial '<p>Charts not drawn: rate over time (no per-second data).</p>'
   assert_output --partial 'aria-label="latency: latency distribution"'
 }
 
@@ -115,7 +115,7 @@ probe_lines() {
   local h=$CMP/compare.html
   [[ $(grep -c '<svg ' "$h") -eq 4 ]]
   grep -q '<h1>Comparison of 3 runs</h1>' "$h"
-  grep -q 'chart: runs side by side not drawn (no median for any run).' "$h"
+  grep -q '<p>Charts not drawn: runs side by side (no median for any run).</p>' "$h"
   (($(png_colours "$D/compare.png") > 50))
   run browser_console_errors "$D/compare.log"
   assert_output ''
