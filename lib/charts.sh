@@ -108,7 +108,7 @@ charts_skip() {
 # charts_concurrency RUN_DIR WORK: the concurrency curve (IOPS and p99 against clients, the
 # p99 target as a dashed line) from metrics/concurrency.json details.steps[].
 charts_concurrency() {
-  local dir=$1 work=$2/curve f=$1/metrics/concurrency.json target span
+  local dir=$1 work=$2/curve f=$1/metrics/concurrency.json target span y2max
   [[ -f $f ]] || return 0
   charts_work "$work"
   jq -r '(.details.steps // [])[] | select((.clients | type) == "number" and (.iops | type) == "number")
@@ -119,7 +119,9 @@ charts_concurrency() {
   fi
   target=$(sed -n 's/^TARGET_LATENCY_P99_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
   span=$(awk -F '\t' 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 } END { print (lo > 0 && hi / lo >= 8) ? 1 : 0 }' "$work/data.dat")
-  charts_gp_vars "title=concurrency: IOPS and p99 against clients" "target=$target" "logx=$span" >"$work/vars.gp"
+  y2max=$(awk -F '\t' -v t="${target:-0}" '$3 != "null" && $3 > m { m = $3 } END { m = (t > m ? t : m); if (m > 0) print m * 1.15 }' "$work/data.dat")
+  charts_gp_vars "title=concurrency: IOPS and p99 against clients" "target=$target" "logx=$span" "y2max=$y2max" \
+    "failed=$(awk -F '\t' '$4 == 0 { n++ } END { print n + 0 }' "$work/data.dat")" >"$work/vars.gp"
   charts_plot curve "$work" "$dir/charts/concurrency-curve.svg" || return 0
   charts_add concurrency curve concurrency-curve.svg "concurrency: IOPS and p99 against clients"
 }
