@@ -208,3 +208,16 @@ charts/compare-memory.svg'
   assert_success
   assert_line --index 0 'Usage: lib/charts.sh RUN_DIR'
 }
+
+@test "charts: the p99 target line is on the chart also when every p99 is far below it" {
+  local dir="$BATS_TEST_TMPDIR/low p99"
+  mkdir -p "$dir"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  jq '.details.steps |= map(.p99_ms = 0.5 | .kept_up = true)' "$dir/metrics/concurrency.json" >"$dir/c"
+  mv "$dir/c" "$dir/metrics/concurrency.json"
+  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  grep -q 'p99 target 10 ms' "$dir/charts/concurrency-curve.svg"
+  run grep -c 'did not keep up' "$dir/charts/concurrency-curve.svg"
+  assert_output 0
+}
