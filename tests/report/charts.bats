@@ -221,3 +221,23 @@ charts/compare-memory.svg'
   run grep -c 'did not keep up' "$dir/charts/concurrency-curve.svg"
   assert_output 0
 }
+
+@test "charts: raw file names map to metrics, repeats and steps; other raw files are left alone" {
+  local dir=$BATS_TEST_TMPDIR/names f
+  mkdir -p "$dir/raw"
+  for f in login.json login.r2.json seqread.fio.json seqread.fio.r3.json randwrite.r2.fio.json \
+    steady.fio.json concurrency.1.json concurrency.16.json concurrency.16-cpu.before.json \
+    login-cpu.after.json cpu-readers.json memory-hold.json smbstatus.json; do
+    echo '{}' >"$dir/raw/$f"
+  done
+  run bash -c "source '$KIT_ROOT/lib/charts.sh'; charts_raw_map '$dir' | jq -r '.[] | \"\(.file) \(.metric) \(.rep) \(.fio) \(.sub)\"'"
+  assert_success
+  assert_output 'concurrency.1.json concurrency 1 false 1 client
+concurrency.16.json concurrency 1 false 16 clients
+login.json login 1 false null
+login.r2.json login 2 false null
+randwrite.r2.fio.json randwrite 2 true null
+seqread.fio.json seqread 1 true null
+seqread.fio.r3.json seqread 3 true null
+steady.fio.json latency 1 true null'
+}
