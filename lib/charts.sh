@@ -312,7 +312,7 @@ charts_run() {
 # charts_compare DIR: one chart per metric of DIR/compare.json: the median of each run or
 # variant as a bar, min-max as an error bar, each repeat as a dot.
 charts_compare() {
-  local dir=$1 n i metric work
+  local dir=$1 n i metric work verdicts
   jq -e '(.metrics | type) == "array"' "$dir/compare.json" >/dev/null 2>&1 || {
     printf "error: no compare record '%s'\n" "$dir/compare.json" >&2
     return 1
@@ -343,7 +343,11 @@ charts_compare() {
       continue
     fi
     [[ -s $work/reps.dat ]] || printf '1\tnull\n' >"$work/reps.dat"
-    charts_gp_vars "title=$metric: runs side by side" \
+    # the verdicts against the first run, when compare.json has them
+    verdicts=$(jq -r --argjson i "$i" '[.metrics[$i].versus[]? | select(.run != null and .verdict != null)
+      | "\(.run) " + (if (.change_pct | type) == "number" then (.change_pct * 10 | round / 10
+          | if . > 0 then "+\(.)" else tostring end) + " % " else "" end) + .verdict] | join(", ")' "$dir/compare.json" 2>/dev/null) || verdicts=''
+    charts_gp_vars "title=$metric: runs side by side${verdicts:+ ($verdicts)}" \
       "ylab=$(jq -r --argjson i "$i" '.metrics[$i].unit // "" | tostring' "$dir/compare.json")" \
       "runs=$(awk -F '\t' '$1 > m { m = $1 } END { print m + 0 }' "$work/data.dat")" >"$work/vars.gp"
     charts_plot compare "$work" "$dir/charts/compare-$metric.svg" || continue
