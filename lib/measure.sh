@@ -51,9 +51,9 @@ measure() {
   for ((i = ${#MEASURE_PROBES[@]} - 1; i >= 0; i--)); do
     p=${MEASURE_PROBES[i]}
     "probe_${p}_after" "$name" "$MEASURE_WORK/$p" 2>>"$RUN_DIR/raw/$name.err" || true
-    parts+=(--rawfile "probe:$p" "$MEASURE_WORK/$p/result.json")
     [[ -f $MEASURE_WORK/$p/result.json ]] || : >"$MEASURE_WORK/$p/result.json"
   done
+  for p in "${MEASURE_PROBES[@]}"; do parts+=(--rawfile "probe:$p" "$MEASURE_WORK/$p/result.json"); done
   [[ -s $RUN_DIR/raw/$name.err ]] || rm -f "$RUN_DIR/raw/$name.err"
   # shellcheck disable=SC2016 # a jq program
   jq -cn --arg name "$name" --arg cmd "${1##*/}" --argjson limit "$limit" --arg started "$started" \

@@ -24,6 +24,9 @@ def raw_files:
 # used_us($ev): the smbd CPU (µs) an evidence object recorded, or null.
 def used_us($ev): $ev.probes.cgcpu | if (.available // false) then .used_us else null end;
 
+# per_op($total; $ops): a total (CPU µs, ...) per operation, or null when either is unknown.
+def per_op($total; $ops): if $total == null or $ops == null or $ops <= 0 then null else $total / $ops end;
+
 # why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
 def why_join: map(select(. != null and . != "")) | join("; ");
 

@@ -14,9 +14,9 @@ def per_read:
   (.["randread.fio.json"].jobs[0].read.total_ios? // null) as $n | used_us(.["randread.evidence.json"]) as $u
   | (.["cpu.readers.json"] // {}) as $r | used_us(.["cpu.readers.evidence.json"]) as $ru
   | if $n != null and $n > 0 and $u != null then
-      {per_read_us: ($u / $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount)"}
+      {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount)"}
     elif $r.ok == true and ($r.ops // 0) > 0 and $ru != null then
-      {per_read_us: ($ru / $r.ops), reads: $r.ops, cpu_us: $ru,
+      {per_read_us: per_op($ru; $r.ops), reads: $r.ops, cpu_us: $ru,
        method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient), because \(why_not("randread"))"}
     else null end;
 

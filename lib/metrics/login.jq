@@ -5,8 +5,7 @@ include "format";
 
 # per_login_ms($line; $ev): smbd CPU ms per successful login of a storm, or null.
 def per_login_ms($line; $ev):
-  used_us($ev) as $u | ($line.ops // 0) as $n
-  | if $u == null or $n <= 0 then null else ($u / $n / 1000 * 1000 | round) / 1000 end;
+  per_op(used_us($ev); $line.ops // 0) | if . == null then null else (. | round) / 1000 end;
 
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",

@@ -22,7 +22,7 @@ def verdict:
   . as $raw
   | [keys[] | capture("^startup\\.(?<n>[0-9]+)\\.times\\.json$").n | tonumber] | sort
   | map(. as $n | $raw | round($n)) as $rounds
-  | ($raw[[keys[] | select(test("^startup\\.[0-9]+\\.times\\.json$"))][0] // ""] // {}) as $t0
+  | ($raw[[$raw | keys[] | select(test("^startup\\.[0-9]+\\.times\\.json$"))][0] // ""] // {}) as $t0
   | ($raw | row({unit: "ms", target: setting("TARGET_STARTUP_LOGIN_MAX_MS"), target_op: "<="};
       ([$rounds[].login_ms] | if length == 0 or any(. == null) then null else max end) as $worst
       | if $worst == null then {status: "FAIL", value: null, why: ([$rounds[] | select(.login_ms == null) | .error][0] // "no round could be measured")}

@@ -3,7 +3,9 @@
 
 # probe_smbdlog_count: print the 'fork() failed' lines of log.smbd so far (0 without a log).
 probe_smbdlog_count() {
-  grep -c 'fork() failed' "$LOG_DIR/log.smbd" 2>/dev/null || echo 0
+  local n
+  n=$(grep -c 'fork() failed' "$LOG_DIR/log.smbd" 2>/dev/null) || true
+  echo "${n:-0}"
 }
 
 # probe_smbdlog_before NAME WORK: WORK/before: the count before.
@@ -14,6 +16,7 @@ probe_smbdlog_before() {
 # probe_smbdlog_after NAME WORK: WORK/result.json: {available, fork_failed}.
 probe_smbdlog_after() {
   local before after
-  before=$(<"$2/before") after=$(probe_smbdlog_count)
+  before=$(cat "$2/before" 2>/dev/null) after=$(probe_smbdlog_count)
+  [[ $before =~ ^[0-9]+$ ]] || before=$after
   printf '{"available":true,"fork_failed":%d}\n' $((after - before)) >"$2/result.json"
 }

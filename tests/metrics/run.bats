@@ -71,16 +71,19 @@ last_run() {
   assert_output --partial "unknown option '--fast'"
 }
 
-@test "run: metric names run in the guide's order, once each; none means all twelve" {
+@test "run: metric names run in the order of lib/metrics/list, once each; none means all of them" {
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  # shellcheck source=/dev/null
-  source "$KIT_ROOT/lib/run.sh"
+  common_source_libs "$KIT_ROOT" registry run
   run_parse_args memory login cpu login
   assert_equal "${RUN_METRICS[*]}" "login cpu memory"
   run_parse_args
+  assert_equal "${RUN_METRICS[*]}" "$(grep -v '^#' "$KIT_ROOT/lib/metrics/list" | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
   assert_equal "${#RUN_METRICS[@]}" 12
   assert_equal "${RUN_METRICS[0]} ${RUN_METRICS[11]}" "startup memory"
+  # the usage text names them all, with their count
+  run "$KIT_ROOT/test-samba.sh" -h
+  assert_output --partial 'Metrics (12, in run order):'
 }
 
 @test "run: refuses in one line naming ./start-samba.sh when the kit is not started" {
