@@ -85,7 +85,7 @@ main() {
     cleanup)
       shift
       (($# == 0)) || usage_die "cleanup takes no arguments"
-      cleanup_main
+      cleanup_all
       ;;
     report)
       shift

@@ -133,7 +133,9 @@ run_signal() {
 # startup metric left it stopped, and write the partial report marked incomplete.
 run_exit() {
   local rc=$?
-  trap '' INT TERM HUP
+  # the cleanup must go on when a message cannot be written (a dropped terminal)
+  set +e
+  trap '' INT TERM HUP PIPE
   [[ ${RUN_DONE:-0} != 1 && -n ${RUN_DIR:-} && -d ${RUN_DIR:-} ]] || return "$rc"
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"

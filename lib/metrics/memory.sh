@@ -32,7 +32,7 @@ memory_measure() {
     child_running || break
     sleep 0.1
   done
-  if [[ -s $out ]] && grep -q '"held":[1-9]' "$out"; then
+  if [[ -s $out ]] && jq -e '.held > 0' "$out" >/dev/null 2>&1; then
     sleep 1
     memory_pss "$raw/memory.pss-during.json" || true
   fi
