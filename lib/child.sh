@@ -55,18 +55,22 @@ child_partial_remove() {
   CHILD_PARTIAL=()
 }
 
-# child_start [-e FUNC] LIMIT_S OUT CMD...: start CMD in the background under timeout (its own
-# process group), stdout to OUT, stderr appended to OUT without its extension + .err, stdin
-# /dev/null; FUNC runs in the child just before CMD. Sets CHILD_PID.
+# child_start [-e FUNC] [-2 ERR] LIMIT_S OUT CMD...: start CMD in the background under timeout
+# (its own process group), stdout to OUT, stderr appended to ERR (default: OUT without its
+# extension + .err), stdin /dev/null; FUNC runs in the child just before CMD. Sets CHILD_PID.
 child_start() {
-  local enter=:
+  local enter=: err=''
   if [[ $1 == -e ]]; then
     enter=$2
     shift 2
   fi
+  if [[ $1 == -2 ]]; then
+    err=$2
+    shift 2
+  fi
   local limit=$1 out=$2
   shift 2
-  CHILD_ERR=${out%.*}.err
+  CHILD_ERR=${err:-${out%.*}.err}
   (
     "$enter"
     exec timeout -k 5 "$limit" "$@"

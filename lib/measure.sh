@@ -45,7 +45,7 @@ measure() {
   done
   started=$(date -u +%FT%TZ)
   t0=$EPOCHREALTIME
-  child_start -e measure_enter "$limit" "$RUN_DIR/raw/$name$suffix" "$@"
+  child_start -e measure_enter -2 "$RUN_DIR/raw/$name.err" "$limit" "$RUN_DIR/raw/$name$suffix" "$@"
   child_wait || rc=$?
   t1=$EPOCHREALTIME
   for ((i = ${#MEASURE_PROBES[@]} - 1; i >= 0; i--)); do
