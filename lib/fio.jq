@@ -1,5 +1,6 @@
 # lib/fio.jq: the key numbers of a fio JSON file and the warnings about a fio run, for the
 # verdicts of the fio metrics. A jq module: include "fio".
+include "verdict";
 include "format";
 
 # fio_summary: fio's JSON (the input) as one object: per direction (read, write, mixed) iops,
@@ -27,14 +28,20 @@ def fio_warnings($jobs; $cpus): [
   (if small_host($jobs + 1; $cpus) then "\($jobs) fio jobs, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
 ];
 
-# fio_judged($name; $kind; $key; $jobs; $unit; $why_unit): value, why, warnings of a seq or rand
-# run from raw/$name.fio.json; $key is bw_mbs or iops.
-def fio_judged($name; $kind; $key; $jobs; $target; $why_unit):
+# fio_verdict($name; $kind; $key; $jobs; $target; $why_unit): the body of a seq or rand verdict
+# (input: the raw files): value $key ("bw_mbs" or "iops") of direction $kind from
+# raw/$name.fio.json, FAIL below $target or when fio saw errors; details from the settings
+# $jobs ("SEQ_STREAMS" or "RANDOM_JOBS") and $depth.
+def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
   (.["\($name).fio.json"] | if type == "object" then (fio_summary? // null) else null end) as $s
-  | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/\($name).fio.log)", summary: null}
+  | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/\($name).fio.log)"}
     else $s[$kind][$key] as $v
       | [(if $v == null or $v < $target then "\($v // 0 | fixed(0)) \($why_unit)" else empty end),
          (if $s.errors > 0 then "fio saw \($s.errors) failed requests" else empty end)] as $fails
       | {value: $v, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | join("; ")),
-         warnings: ($s | fio_warnings($jobs; $cpus)), summary: $s}
+         details: ({($key): $v} + (if $key == "bw_mbs" then {iops: $s[$kind].iops} else {bw_mbs: $s[$kind].bw_mbs} end)
+           + {lat_ms: $s[$kind].lat_ms, fio_busy_pct: $s.busy_pct}
+           + (if $jobs == "SEQ_STREAMS" then {streams: setting($jobs)} else {jobs: setting($jobs)} end)
+           + {iodepth: setting($depth), block: $block, runtime_s: $s.runtime_s, drop_caches: setting("DROP_CACHES")}),
+         warnings: ($s | fio_warnings(setting($jobs); $cpus))}
     end;
