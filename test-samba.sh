@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Usage: test-samba.sh [-h] [METRIC...]
 #        test-samba.sh cleanup
+#        test-samba.sh report RUN_DIR | --advice-md | --sync-docs FILE
 # Summary: measure the started test smbd, or remove every trace of the kit
 #
-# With no METRIC, runs all twelve metrics against the server that start-samba.sh
-# started and writes results/<YYYYmmdd-HHMMSS>/report.md. METRIC is one or more of:
-#   startup login seqwrite seqread randread randwrite latency errors metadata
-#   concurrency cpu memory
+# With no METRIC, runs every metric (listed below with -h, in run order) against the
+# server that start-samba.sh started and writes results/<YYYYmmdd-HHMMSS>/report.md.
 # Settings come from settings.conf; an environment variable of the same name wins:
 #   DURATION=300 ./test-samba.sh seqwrite randwrite
 #
 # 'cleanup' stops the test server and removes its unit, config, state, logs, share
 # data, test account, nftables table and SELinux rules. results/ is kept.
+#
+# 'report RUN_DIR' rebuilds RUN_DIR/results.json and report.md from the folder alone;
+# '--advice-md' prints the advice of lib/advice.json as README.md carries it, and
+# '--sync-docs FILE' rewrites those blocks in FILE.
 #
 # Exit status: 0 nothing failed (SKIP does not fail), 1 a metric failed or the run
 # could not be done, 2 usage error.
@@ -20,23 +23,76 @@ set -euo pipefail
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount cleanup run
+common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount \
+  cleanup registry child measure fio system results report run
+
+# usage: the usage text, then the metric names and their count from lib/metrics/list.
+usage() {
+  local -a all
+  mapfile -t all < <(registry_metrics)
+  common_usage "$0"
+  printf '\nMetrics (%d, in run order):\n' "${#all[@]}"
+  printf '%s ' "${all[@]}" | fold -s -w 78 | sed 's/ *$//; s/^/  /'
+  echo
+}
+
+# report_command ARG...: 'test-samba.sh report ...'.
+report_command() {
+  case ${1:-} in
+    --advice-md)
+      (($# == 1)) || usage_die "report --advice-md takes no arguments"
+      report_advice_md
+      ;;
+    --sync-docs)
+      (($# == 2)) || usage_die "report --sync-docs takes one file"
+      report_sync_docs "$2"
+      ;;
+    '' | -*) usage_die "report needs a run folder" ;;
+    *)
+      (($# == 1)) || usage_die "report takes one run folder"
+      report_write "$1"
+      ;;
+  esac
+}
+
+# measure_command METRIC...: the measuring run; one EXIT trap takes every way out (die,
+# errexit, INT, TERM, HUP) through run_exit.
+measure_command() {
+  # shellcheck disable=SC2034 # RUN_ARGS is recorded by lib/system.sh
+  RUN_ARGS=("$@")
+  run_parse_args "$@"
+  settings_load "$KIT_ROOT"
+  common_require_root
+  run_require_started
+  common_have jq || die "'jq' is missing: run ./start-samba.sh (it installs what the kit needs)"
+  registry_load
+  measure_load "$KIT_ROOT"
+  trap run_exit EXIT
+  trap 'run_signal INT' INT
+  trap 'run_signal TERM' TERM
+  trap 'run_signal HUP' HUP
+  run_metrics
+}
 
 main() {
   common_colour_init
   common_debug_init
   case ${1:-} in
     -h | --help)
-      common_usage "$0"
+      usage
       return 0
       ;;
     cleanup)
       shift
       (($# == 0)) || usage_die "cleanup takes no arguments"
-      cleanup_main
+      cleanup_all
+      ;;
+    report)
+      shift
+      report_command "$@"
       ;;
     *)
-      run_main "$@"
+      measure_command "$@"
       ;;
   esac
 }

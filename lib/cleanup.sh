@@ -9,9 +9,9 @@ cleanup_stop() {
   redirect_remove
 }
 
-# cleanup_main: stop, then remove unit, config, state, logs, share data, the test account
+# cleanup_all: stop, then remove unit, config, state, logs, share data, the test account
 # (tdbsam and Unix) and the SELinux rules the kit added. Reads settings and the state file.
-cleanup_main() {
+cleanup_all() {
   settings_load "$KIT_ROOT"
   common_require_root
   if ! state_load; then

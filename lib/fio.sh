@@ -1,6 +1,7 @@
-# lib/fio.sh: fio runs through the kernel cifs mount: why they cannot run, the data files
-# fio/data.N, one run with the guide's fixed options, and a summary of fio's JSON.
-# Sourced; functions only. Needs the settings, the state and lib/run.sh.
+# lib/fio.sh: fio and the data files: why fio cannot run here, the data files fio/data.N, one
+# fio run with the guide's fixed options, the steady run latency and errors share, the page-cache
+# drop. Sourced; functions only. Needs lib/child.sh and lib/measure.sh; the verdicts' side of fio
+# is lib/fio.jq.
 
 # fio_skip_reason: print why fio metrics cannot run here (nothing and 1 when they can).
 fio_skip_reason() {
@@ -38,54 +39,83 @@ fio_make_files() {
     fio_needs_file "$i" || continue
     f=$(fio_file "$i")
     log "      creating $f ($DATA_FILE_MB MB, once)"
-    RUN_PARTIAL+=("$f")
-    if ! run_child $((DATA_FILE_MB / 5 + 120)) "$RUN_DIR/raw/fio-create.$i.log" \
+    child_partial "$f"
+    child_start $((DATA_FILE_MB / 5 + 120)) "$RUN_DIR/raw/fio-create.$i.log" \
       fio --name=create --filename="$f" --rw=write --bs=1M --iodepth=8 --direct=1 \
       --ioengine=libaio --size="${DATA_FILE_MB}M" --end_fsync=1 --output-format=json \
-      --output="$RUN_DIR/raw/fio-create.$i.json"; then
-      rm -f "$f"
-      RUN_PARTIAL=()
+      --output="$RUN_DIR/raw/fio-create.$i.json"
+    if ! child_wait; then
+      child_partial_remove
       return 1
     fi
-    RUN_PARTIAL=()
+    child_partial_done
   done
 }
 
-# fio_run NAME ARG...: run fio job NAME with the options every kit job shares plus ARG; JSON in
-# raw/NAME.fio.json. The exit status is fio's.
+# fio_data_file: make sure fio/data.0 of DATA_FILE_MB exists on the share (through the mount
+# when there is one, else written into SHARE_DIR on the server); 1 with RUN_WHY on failure.
+fio_data_file() {
+  local f=$SHARE_DIR/fio/data.0 size
+  run_why "could not create the data file fio/data.0"
+  if mount_options_now >/dev/null 2>&1; then
+    fio_make_files 1
+    return
+  fi
+  size=$(stat -c %s "$f" 2>/dev/null) || size=0
+  ((size >= DATA_FILE_MB * 1048576)) && return 0
+  child_share_dir fio >/dev/null
+  log "      creating fio/data.0 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
+  child_partial "$f"
+  child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.log" \
+    dd if=/dev/urandom of="$f" bs=1M count="$DATA_FILE_MB" conv=fsync status=none
+  if ! child_wait; then
+    child_partial_remove
+    return 1
+  fi
+  child_partial_done
+  chown --reference="$SHARE_DIR" "$f" 2>/dev/null || true
+}
+
+# fio_run NAME ARG...: measure fio job NAME with the options every kit job shares plus ARG; JSON in
+# raw/NAME.fio.json, fio's own messages in raw/NAME.fio.log. The exit status is fio's.
 fio_run() {
   local name=$1
   shift
-  run_child $((DURATION * 2 + 120)) "$RUN_DIR/raw/$name.fio.log" \
+  measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \
     fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
     --runtime="$DURATION" --time_based --group_reporting \
     --output-format=json --output="$RUN_DIR/raw/$name.fio.json" "$@"
 }
 
-# fio_summary FILE: print the key numbers of a fio JSON file as one object: per direction
-# (read, write, mixed) iops, bw_mbs, ios and lat_ms {p50,p95,p99,max,mean}; busy_pct (usr+sys
-# of the fio jobs), errors (requests fio saw fail), runtime_s.
-fio_summary() {
-  jq -c '
-    def pct($p): (.clat_ns.percentile[$p] // null) | if . == null then null else . / 1e6 end;
-    def dir: {
-      iops: .iops, bw_mbs: (.bw_bytes / 1e6), ios: .total_ios,
-      lat_ms: {p50: pct("50.000000"), p95: pct("95.000000"), p99: pct("99.000000"),
-               max: (.lat_ns.max / 1e6), mean: (.lat_ns.mean / 1e6)}
-    };
-    .jobs[0] as $j
-    | {read: ($j.read | dir), write: ($j.write | dir),
-       mixed: (if $j.mixed then ($j.mixed | dir) else null end),
-       busy_pct: (($j.usr_cpu // 0) + ($j.sys_cpu // 0)),
-       errors: ($j.total_err // (if ($j.error // 0) != 0 then 1 else 0 end)),
-       first_error: ($j.first_error // $j.error // 0),
-       runtime_s: (($j.job_runtime // 0) / 1000)}' "$1"
+# fio_drop_caches: with DROP_CACHES=yes, flush and empty the page cache (server side).
+fio_drop_caches() {
+  [[ $DROP_CACHES == yes ]] || return 0
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || warn "could not drop the page cache"
 }
 
-# fio_warnings SUMMARY_JSON JOBS: print a JSON array of warnings about the fio run itself.
-fio_warnings() {
-  printf '%s\n' "$1" | jq -c --argjson cpus "$(nproc)" --argjson jobs "$2" '[
-    (if .busy_pct >= 90 then "fio itself was \(.busy_pct | round) % busy: the client may be the limit, not smbd" else empty end),
-    (if $cpus <= 4 and $jobs >= $cpus then "\($jobs) fio jobs, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
-  ]'
+# fio_steady: the steady run shared by latency and errors, once a run (later calls do nothing):
+# fio randrw 70/30, 4 KiB, iodepth 1, Poisson arrivals at LOAD_RATE requests/s,
+# --continue_on_error=all; raw/steady.*.
+fio_steady() {
+  local r w
+  ((${FIO_STEADY_DONE:-0})) && return 0
+  FIO_STEADY_DONE=1
+  fio_make_files 1 || return 1
+  fio_drop_caches
+  r=$(((LOAD_RATE * 70 + 50) / 100))
+  w=$((LOAD_RATE - r))
+  fio_run steady --rw=randrw --rwmixread=70 --bs=4k --iodepth=1 --numjobs=1 \
+    --rate_iops="$r,$w" --rate_process=poisson --continue_on_error=all \
+    --unified_rw_reporting=both --filename="$(fio_file 0)" || true
+}
+
+# fio_steady_describe: the progress text of a metric that judges the steady run.
+fio_steady_describe() {
+  if ((${FIO_STEADY_DONE:-0})); then echo "from the steady run"; else echo "steady run: $LOAD_RATE requests/s for $DURATION s"; fi
+}
+
+# fio_steady_estimate: seconds the steady run still needs (0 once it ran).
+fio_steady_estimate() {
+  if ((${FIO_STEADY_DONE:-0})); then echo 0; else echo $((DURATION + 1)); fi
 }

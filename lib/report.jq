@@ -1,19 +1,7 @@
 # lib/report.jq: turn results.json (the input) into report.md (raw output, jq -r).
-# Needs --slurpfile advice lib/advice.json.
-
-# Order of the metrics in the report: the order of the guide.
-def order: ["startup", "recovery", "login", "seqwrite", "seqread", "randread", "randwrite",
-  "latency", "errors", "metadata", "concurrency", "cpu", "memory"];
-
-# A number for humans: integers as they are, else 3 significant places or so.
-def num:
-  if type != "number" then tostring
-  elif . == floor and fabs < 1e15 then tostring
-  elif fabs >= 100 then round | tostring
-  elif fabs >= 10 then (. * 10 | round) / 10 | tostring
-  elif fabs >= 1 then (. * 100 | round) / 100 | tostring
-  else (. * 1000 | round) / 1000 | tostring
-  end;
+# Needs -L lib, --slurpfile advice lib/advice.json and --arg order "$(registry_rows)" (the rows in
+# the order of lib/metrics/list; rows it does not name follow, sorted, so none vanishes).
+include "format";
 
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
@@ -58,9 +46,6 @@ def show:
 # Text safe inside a table cell.
 def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 
-def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") end;
-
-
 # Markdown table from an array of objects (columns = keys of the first row, plus later ones).
 def table:
   (map(keys_unsorted) | add | unique_by(.) ) as $all
@@ -79,23 +64,13 @@ def details_md:
     else "- \(.key | key_label): \(.value | show)"
     end;
 
-def result_md:
-  if .status == "SKIP" or .value == null then "—"
-  else "\(.value | num) \(.unit // "")"
-  end;
-
-def target_md:
-  if .target_text then .target_text
-  elif .target == null then "—"
-  else "\(.target_op | op_sign) \(.target | num) \(.unit // "")"
-  end;
-
 def verdict_md($c):
   if .status == "PASS" then "PASS" elif .status == "FAIL" then "**FAIL**" else .status end;
 
 . as $r
 | ($advice[0]) as $adv
-| [order[] as $m | $r.metrics[$m] // empty] as $ms
+| ($order | split("\n") | map(select(. != ""))) as $order
+| [($order + (($r.metrics // {} | keys) - $order))[] as $m | $r.metrics[$m] // empty] as $ms
 | ($r.system // {}) as $s
 | ($r.system.run // {}) as $run
 | "# Samba performance test: \($s.host // "?"), \($run.started_at // "?")",
@@ -122,7 +97,7 @@ def verdict_md($c):
   "",
   "| Metric | Result | Target | Verdict | Why |",
   "|---|---|---|---|---|",
-  ($ms[] | "| \(.metric) | \(result_md | cell) | \(target_md | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  ($ms[] | "| \(.metric) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
   "",
   ([$ms[] | .status] | "\(map(select(. == "PASS")) | length) PASS, \(map(select(. == "FAIL")) | length) FAIL, \(map(select(. == "SKIP")) | length) SKIP"
     + (if $r.incomplete then " (incomplete run)" else "" end) + "."),
@@ -136,7 +111,7 @@ def verdict_md($c):
      "",
      ($a.what // empty), "",
      (if $x.status == "SKIP" then "**SKIP**: \($x.why // "not measured")."
-      else "**\($x.status)**: \(result_md) (target \(target_md))"
+      else "**\($x.status)**: \(result_text) (target \(target_text))"
         + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
       end),
      (if ($x.elapsed_s // 0) > 0 then "", "Measured in \($x.elapsed_s) s." else empty end),

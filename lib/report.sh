@@ -1,7 +1,105 @@
-# lib/report.sh: write results.json and report.md of a run folder (the work is done by the
-# standalone lib/report-gen.sh, so it can be tested on fixtures). Sourced; functions only.
+# lib/report.sh: a run folder's results.json (everything merged) and report.md (lib/report.jq),
+# from the folder alone; the advice of lib/advice.json as Markdown for README.md.
+# Sourced; functions only. Entry: 'test-samba.sh report'.
 
-# report_write RUN_DIR: merge RUN_DIR into results.json and write report.md; 1 on failure.
+# report_settings_json FILE: print settings.env (KEY=%q lines) as one JSON object.
+report_settings_json() {
+  [[ -f $1 ]] || {
+    echo '{}'
+    return 0
+  }
+  (
+    # shellcheck source=/dev/null
+    source "$1"
+    sed -n 's/^\([A-Z_][A-Z0-9_]*\)=.*/\1/p' "$1" | while IFS= read -r key; do
+      printf '%s\t%s\n' "$key" "${!key//$'\t'/ }"
+    done
+  ) | jq -Rn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
+}
+
+# report_advice_md: the advice of every metric as Markdown blocks with markers.
+report_advice_md() {
+  jq -r 'to_entries[] | "<!-- advice:\(.key) -->",
+    "**Likely causes when it is poor**", "", (.value.causes[] | "- \(.)"), "",
+    "**What to change**", "", (.value.changes[] | "- \(.)"),
+    "<!-- /advice:\(.key) -->"' "$KIT_ROOT/lib/advice.json"
+}
+
+# report_sync_docs FILE: replace every <!-- advice:M --> ... <!-- /advice:M --> block of FILE
+# with the current text of lib/advice.json.
+report_sync_docs() {
+  local file=$1 tmp
+  [[ -f $file ]] || die "no file '$file'"
+  tmp=$(mktemp "$file.XXXXXX")
+  awk -v blocks="$(report_advice_md)" '
+    BEGIN {
+      n = split(blocks, l, "\n")
+      for (i = 1; i <= n; i++) {
+        if (l[i] ~ /^<!-- advice:/) { m = l[i]; sub(/^<!-- advice:/, "", m); sub(/ -->$/, "", m) }
+        text[m] = text[m] l[i] "\n"
+      }
+    }
+    /^<!-- advice:/ { m = $0; sub(/^<!-- advice:/, "", m); sub(/ -->$/, "", m); printf "%s", text[m]; skip = 1; next }
+    skip && /^<!-- \/advice:/ { skip = 0; next }
+    !skip { print }' "$file" >"$tmp"
+  mv -f "$tmp" "$file"
+}
+
+# report_write RUN_DIR: write RUN_DIR/results.json and RUN_DIR/report.md; 1 (with a message)
+# when the folder has no system record.
 report_write() {
-  "$KIT_ROOT/lib/report-gen.sh" "$1"
+  local dir=$1 incomplete=false why='' f tmp
+  [[ -d $dir ]] || {
+    printf "error: no run folder '%s'\n" "$dir" >&2
+    return 1
+  }
+  [[ -f $dir/system.json ]] || {
+    printf "error: no system record '%s'\n" "$dir/system.json" >&2
+    return 1
+  }
+  if [[ -e $dir/INCOMPLETE ]]; then
+    incomplete=true
+    why=$(head -n 1 "$dir/INCOMPLETE")
+  fi
+  local -a metric_files=()
+  for f in "$dir"/metrics/*.json; do
+    [[ -e $f ]] || continue
+    metric_files+=(--rawfile "metric:${f##*/}" "$f")
+  done
+  # shellcheck disable=SC2016 # jq program
+  jq -rn "${metric_files[@]}" '$ARGS.named | to_entries[]
+    | select(.value | (fromjson? // null) | (type == "object" and (.metric | type) == "string") | not) | .key[7:]' |
+    while IFS= read -r f; do printf "warning: skipping '%s': not a metric object\n" "$dir/metrics/$f" >&2; done
+  tmp=$(mktemp "$dir/.results.XXXXXX")
+  # shellcheck disable=SC2016 # jq program
+  jq -n \
+    --slurpfile system "$dir/system.json" \
+    --argjson settings "$(report_settings_json "$dir/settings.env")" \
+    --argjson incomplete "$incomplete" --arg why "$why" \
+    --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
+    [$ARGS.named | to_entries[] | select(.key | startswith("metric:"))
+     | (.value | fromjson? // null) as $m
+     | if ($m | type) == "object" and ($m.metric | type) == "string" then $m
+       else empty end] as $metrics
+    | ($system[0]) as $s
+    | {
+        kit: "samba-perf-test",
+        incomplete: $incomplete,
+        verdict: (if $incomplete then "INCOMPLETE"
+                  elif any($metrics[]; .status == "FAIL") then "FAIL" else "PASS" end),
+        counts: {
+          PASS: [$metrics[] | select(.status == "PASS")] | length,
+          FAIL: [$metrics[] | select(.status == "FAIL")] | length,
+          SKIP: [$metrics[] | select(.status == "SKIP")] | length
+        },
+        system: ($s + (if $incomplete then {run: (($s.run // {}) + {interrupted: (if $why == "" then null else $why end)})} else {} end)),
+        settings: $settings,
+        metrics: ($metrics | map({(.metric): .}) | add // {}),
+        raw: ($raw | split("\n") | map(select(. != "")))
+      }' >"$tmp"
+  mv -f "$tmp" "$dir/results.json"
+  tmp=$(mktemp "$dir/.report.XXXXXX")
+  jq -r -L "$KIT_ROOT/lib" --slurpfile advice "$KIT_ROOT/lib/advice.json" --arg order "$(registry_rows)" \
+    -f "$KIT_ROOT/lib/report.jq" "$dir/results.json" | cat -s >"$tmp"
+  mv -f "$tmp" "$dir/report.md"
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # tests/metrics/fio-local.bats: the fio metrics' code paths (command lines, JSON parsing, verdicts,
-# cpu from the randread run) with real fio on a local folder that stands in for the cifs mount.
+# cpu from the randread run's evidence) with real fio on a local folder that stands in for the cifs mount.
 # On hosts without kernel cifs this is the only place these paths run; the numbers mean nothing.
 # shellcheck disable=SC2034,SC2317 # settings are read by the sourced libraries; stubs are called by them
 
@@ -11,19 +11,17 @@ setup() {
   [[ -x $KIT_ROOT/helpers/cgcpu ]] || make -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || skip "helpers do not build"
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings run fio report
-  local f
-  for f in "$KIT_ROOT"/lib/metrics/*.sh; do
-    # shellcheck source=/dev/null
-    source "$f"
-  done
+  common_source_libs "$KIT_ROOT" settings registry child measure fio results run
+  registry_load
+  measure_load "$KIT_ROOT"
   settings_defaults
   common_colour_init
   DURATION=1 DATA_FILE_MB=8 SEQ_STREAMS=2 RANDOM_JOBS=2 LOAD_RATE=200
   MOUNT_POINT=$BATS_TEST_TMPDIR/mnt RUN_DIR=$BATS_TEST_TMPDIR/run
   SHARE_DIR=$BATS_TEST_TMPDIR/share LOG_DIR=$BATS_TEST_TMPDIR/log
   mkdir -p "$MOUNT_POINT" "$RUN_DIR/raw" "$RUN_DIR/metrics" "$SHARE_DIR"
-  KIT_CGROUP_SOURCE=proc KIT_MOUNTED=yes RUN_CHILD='' RUN_PARTIAL=() STEADY_DONE=0 LOGIN_DONE=1
+  KIT_CGROUP_SOURCE=proc KIT_MOUNTED=yes RUN_CPUS=$(nproc) RUN_LEFT=0 RUN_METRICS=(login randread)
+  child_init
   TARGET_SEQWRITE_MIN_MBS=1 TARGET_SEQREAD_MIN_MBS=1 TARGET_RANDREAD_MIN_IOPS=1
   TARGET_RANDWRITE_MIN_IOPS=1 TARGET_LATENCY_P99_MAX_MS=100000 TARGET_CPU_PER_READ_MAX_US=1000000
   export KIT_ROOT
@@ -33,9 +31,13 @@ setup() {
 mount_options_now() { echo 'rw,vers=3.1.1,cache=strict'; }
 service_main_pid() { echo "$$"; }
 
+# metric NAME: run metric NAME as test-samba.sh does (measure, then judge), quietly.
+metric() {
+  run_one "$1" 1 1 2>>"$BATS_TEST_TMPDIR/$1.log"
+}
+
 @test "fio: seqwrite creates data.N on first need and reports MB/s from fio's JSON" {
-  run_metric_quiet() { "metric_$1" 2>"$BATS_TEST_TMPDIR/$1.log"; }
-  run_metric_quiet seqwrite
+  metric seqwrite
   [[ -f $MOUNT_POINT/fio/data.0 && -f $MOUNT_POINT/fio/data.1 ]] || fail "data files not made"
   run jq -e '.status == "PASS" and .value > 0 and .unit == "MB/s" and .details.streams == 2
     and (.details.lat_ms.p99 | type == "number") and (.details.fio_busy_pct | type == "number")' \
@@ -49,9 +51,9 @@ service_main_pid() { echo "$$"; }
 
 @test "fio: seqread, randread, randwrite give numbers; a target out of reach is FAIL with the why" {
   TARGET_RANDWRITE_MIN_IOPS=100000000
-  metric_seqread 2>/dev/null
-  metric_randread 2>/dev/null
-  metric_randwrite 2>/dev/null
+  metric seqread
+  metric randread
+  metric randwrite
   run jq -e '.status == "PASS" and .value > 0' "$RUN_DIR/metrics/seqread.json"
   assert_success
   run jq -e '.status == "PASS" and .value > 0 and .details.jobs == 2 and .details.block == "4 KiB"' "$RUN_DIR/metrics/randread.json"
@@ -63,9 +65,9 @@ service_main_pid() { echo "$$"; }
 }
 
 @test "fio: one steady run serves latency and errors; cpu per read comes from the randread run" {
-  metric_randread 2>/dev/null
-  metric_latency 2>/dev/null
-  metric_errors 2>/dev/null
+  metric randread
+  metric latency
+  metric errors
   [[ $(find "$RUN_DIR/raw" -name 'steady.fio.json' | wc -l) -eq 1 ]]
   run jq -e '.jobs[0]["job options"] | .rate_iops == "140,60" and .rate_process == "poisson"
     and .continue_on_error == "all" and .iodepth == "1" and .rwmixread == "70"' "$RUN_DIR/raw/steady.fio.json"
@@ -75,10 +77,15 @@ service_main_pid() { echo "$$"; }
   assert_success
   run jq -e '.status == "PASS" and .value == 0 and .details.requests > 0' "$RUN_DIR/metrics/errors.json"
   assert_success
-  metric_cpu 2>/dev/null
+  run jq -e '.probes.cgcpu.available and .probes.cgcpu.used_us >= 0 and .exit_status == 0 and .wall_s > 0' \
+    "$RUN_DIR/raw/randread.evidence.json"
+  assert_success
+  echo "{}" >"$RUN_DIR/raw/login.evidence.json" # as if login had run: no storm of its own
+  metric cpu
   run jq -e '.status == "PASS" and (.value | type == "number") and (.details.notes[0] | test("randread run"))' \
     "$RUN_DIR/metrics/cpu.json"
   assert_success
+  [[ ! -e $RUN_DIR/raw/cpu.readers.json ]] || fail "cpu ran readers of its own though randread ran"
 }
 
 @test "fio: without a mount every fio metric is SKIP with the mount's reason" {
@@ -86,20 +93,20 @@ service_main_pid() { echo "$$"; }
   KIT_MOUNT_SKIP='kernel has no cifs support'
   local m
   for m in seqwrite seqread randread randwrite latency errors; do
-    "metric_$m"
+    metric "$m"
     run jq -r '"\(.status)|\(.value)|\(.why)"' "$RUN_DIR/metrics/$m.json"
     assert_output 'SKIP|null|kernel has no cifs support'
   done
   [[ ! -e $MOUNT_POINT/fio ]] || fail "a skipped metric made files"
 }
 
-@test "cifs Stats: counters of the kit's share parsed by label, other shares ignored" {
+@test "cifs probe: counters of the kit's share parsed by label, other shares ignored" {
   CLIENT_ADDR=127.0.0.2 SHARE_NAME=perftest
-  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.before"
+  run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.before"
   assert_output '{"reads":1000,"reads_failed":0,"writes":500,"writes_failed":1,"session_reconnects":0,"share_reconnects":0}'
-  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
+  run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
   assert_output '{"reads":4500,"reads_failed":2,"writes":2000,"writes_failed":4,"session_reconnects":1,"share_reconnects":1}'
   SHARE_NAME=other
-  run steady_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
+  run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
   assert_output --partial '"reads":null'
 }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bats
-# tests/metrics/report.bats: the report generator (lib/report-gen.sh) on fixture run folders.
+# tests/metrics/report.bats: the report generator ('test-samba.sh report', lib/report.sh and
+# lib/report.jq) on fixture run folders.
 
 setup() {
   load '../test_helper/common-setup'
   _common_setup
-  GEN=$KIT_ROOT/lib/report-gen.sh
+}
+
+# gen ARG...: test-samba.sh report ARG...
+gen() {
+  "$KIT_ROOT/test-samba.sh" report "$@"
 }
 
 # copy_fixture NAME: copy tests/fixtures/NAME into a temp folder whose name has a space; print it.
@@ -17,7 +22,7 @@ copy_fixture() {
 
 @test "report: all PASS gives a table row per metric with numbers and a PASS verdict" {
   dir=$(copy_fixture run-pass)
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   run jq -e '.verdict == "PASS" and .counts.PASS == 4 and .incomplete == false
     and .metrics.login.value == 412.5 and .settings.DURATION == "2"
@@ -36,7 +41,7 @@ copy_fixture() {
 
 @test "report: a FAIL shows the why in the table and the likely causes and changes" {
   dir=$(copy_fixture run-fail)
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   run jq -e '.verdict == "FAIL" and .counts.FAIL == 2' "$dir/results.json"
   assert_success
@@ -53,7 +58,7 @@ copy_fixture() {
 
 @test "report: a SKIP shows no number, the reason, and does not fail the verdict" {
   dir=$(copy_fixture run-skip)
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   run jq -e '.verdict == "PASS" and .counts.SKIP == 2 and .metrics.seqwrite.value == null' "$dir/results.json"
   assert_success
@@ -65,7 +70,7 @@ copy_fixture() {
 
 @test "report: an incomplete run is marked, says why and names what did not run" {
   dir=$(copy_fixture run-incomplete)
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   run jq -e '.verdict == "INCOMPLETE" and .incomplete and (.system.run.interrupted | test("Ctrl-C"))' "$dir/results.json"
   assert_success
@@ -78,7 +83,7 @@ copy_fixture() {
 @test "report: a broken metric file is skipped with a warning, not fatal" {
   dir=$(copy_fixture run-pass)
   echo 'not json' >"$dir/metrics/zz.json"
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   assert_output --partial "skipping '$dir/metrics/zz.json'"
   run jq -e '.counts.PASS == 4' "$dir/results.json"
@@ -86,20 +91,22 @@ copy_fixture() {
 }
 
 @test "report: usage errors exit 2, a missing folder exits 1" {
-  run "$GEN"
+  run gen
   assert_failure 2
-  run "$GEN" a b
+  run gen a b
   assert_failure 2
-  run "$GEN" "$BATS_TEST_TMPDIR/nothing"
+  run gen "$BATS_TEST_TMPDIR/nothing"
   assert_failure 1
   assert_output --partial "no run folder"
 }
 
 @test "report: every metric has advice, and README.md carries it word for word" {
-  run jq -e '[.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all and length == 13' \
-    "$KIT_ROOT/lib/advice.json"
+  local rows
+  rows=$(sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d' | jq -Rn '[inputs]')
+  run jq -e --argjson rows "$rows" '(keys == ($rows | sort))
+    and ([.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all)' "$KIT_ROOT/lib/advice.json"
   assert_success
-  expected=$("$GEN" --advice-md)
+  expected=$(gen --advice-md)
   actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/README.md")
   assert_equal "$actual" "$expected"
 }
@@ -109,8 +116,20 @@ copy_fixture() {
   jq '.warnings = ["ENCRYPTION=yes, but smbstatus shows sessions without encryption: -"]
     | .sessions.encryption = "-"' "$dir/system.json" >"$dir/system.new"
   mv "$dir/system.new" "$dir/system.json"
-  run "$GEN" "$dir"
+  run gen "$dir"
   assert_success
   run sed -n '/^## Warnings/,/^## /p' "$dir/report.md"
   assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
+}
+
+@test "report: rows follow lib/metrics/list; a metric it does not name still gets its row, last" {
+  dir=$(copy_fixture run-pass)
+  jq -c '.metric = "zzextra" | .value = 7' "$dir/metrics/login.json" >"$dir/metrics/aaextra.json"
+  run gen "$dir"
+  assert_success
+  run sed -n '/^| Metric /,/^$/{/^| [a-z]/p}' "$dir/report.md"
+  assert_line --index 0 --partial '| login |'
+  assert_line --index 4 --partial '| zzextra | 7 logins/s |'
+  run jq -e '.counts.PASS == 5' "$dir/results.json"
+  assert_success
 }

@@ -35,7 +35,7 @@ CONF
 }
 
 # srv_cleanup: './test-samba.sh cleanup'; until lib/run.sh exists (another issue), the same
-# cleanup_main through the libraries.
+# cleanup_all through the libraries.
 srv_cleanup() {
   if [[ -f $KIT_ROOT/lib/run.sh ]]; then
     "$KIT_ROOT/test-samba.sh" cleanup
@@ -44,7 +44,7 @@ srv_cleanup() {
       KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
       common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount cleanup
-      cleanup_main' srv-cleanup "$KIT_ROOT"
+      cleanup_all' srv-cleanup "$KIT_ROOT"
   fi
 }
 

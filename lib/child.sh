@@ -1,0 +1,144 @@
+# lib/child.sh: the run's child processes (one measuring command at a time, or smb-hold holding
+# connections) and the files a stopped child would leave half-written. Every way out of a run
+# goes through child_stop_all. Sourced; functions only.
+
+# child_init: no child yet, nothing half-written.
+child_init() {
+  CHILD_PID='' CHILD_ERR='' CHILD_HOLD_FD='' CHILD_PARTIAL=()
+}
+
+# child_helper NAME: print the path of helper NAME; 1 with a message (and RUN_WHY) when missing.
+child_helper() {
+  local h=$KIT_ROOT/helpers/$1
+  if [[ -x $h ]]; then
+    printf '%s\n' "$h"
+    return 0
+  fi
+  RUN_WHY="helper '$1' is not built: run 'make -C helpers' (or ./start-samba.sh)"
+  printf '%s\n' "$RUN_WHY" >&2
+  return 1
+}
+
+# child_cg_args: print the cgcpu/pss-sum target options for the service (one word a line).
+child_cg_args() {
+  if [[ ${KIT_CGROUP_SOURCE:-proc} != proc && -n ${KIT_CGROUP:-} && -d $KIT_CGROUP ]]; then
+    printf '%s\n' -g "$KIT_CGROUP"
+  else
+    printf '%s\n' -p "$(service_main_pid)"
+  fi
+}
+
+# child_share_dir SUB: make SHARE_DIR/SUB owned like SHARE_DIR (a test folder); print its path.
+child_share_dir() {
+  local d=$SHARE_DIR/$1
+  mkdir -p "$d"
+  chown --reference="$SHARE_DIR" "$d" 2>/dev/null || true
+  printf '%s\n' "$d"
+}
+
+# child_partial PATH...: PATH is being written: remove it if the run stops now.
+child_partial() {
+  CHILD_PARTIAL+=("$@")
+}
+
+# child_partial_done: the marked files are complete: keep them.
+child_partial_done() {
+  CHILD_PARTIAL=()
+}
+
+# child_partial_remove: remove the marked files (a stopped or finished test's leftovers).
+child_partial_remove() {
+  local f
+  for f in "${CHILD_PARTIAL[@]}"; do
+    if [[ -n $f ]]; then rm -rf --one-file-system -- "$f" 2>/dev/null || true; fi
+  done
+  CHILD_PARTIAL=()
+}
+
+# child_start [-e FUNC] [-2 ERR] LIMIT_S OUT CMD...: start CMD in the background under timeout
+# (its own process group), stdout to OUT, stderr appended to ERR (default: OUT without its
+# extension + .err), stdin /dev/null; FUNC runs in the child just before CMD. Sets CHILD_PID.
+child_start() {
+  local enter=: err=''
+  if [[ $1 == -e ]]; then
+    enter=$2
+    shift 2
+  fi
+  if [[ $1 == -2 ]]; then
+    err=$2
+    shift 2
+  fi
+  local limit=$1 out=$2
+  shift 2
+  CHILD_ERR=${err:-${out%.*}.err}
+  (
+    "$enter"
+    exec timeout -k 5 "$limit" "$@"
+  ) >"$out" 2>>"$CHILD_ERR" </dev/null &
+  CHILD_PID=$!
+}
+
+# child_wait: wait for the child; return its exit status (124: its time limit); drop an empty
+# .err file.
+child_wait() {
+  local rc=0
+  [[ -n ${CHILD_PID:-} ]] || return 0
+  wait "$CHILD_PID" || rc=$?
+  CHILD_PID=''
+  if [[ -n ${CHILD_ERR:-} && ! -s $CHILD_ERR ]]; then rm -f "$CHILD_ERR"; fi
+  return "$rc"
+}
+
+# child_running: true while the child runs.
+child_running() {
+  [[ -n ${CHILD_PID:-} ]] && kill -0 "$CHILD_PID" 2>/dev/null
+}
+
+# child_stop: end the running child (timeout forwards TERM to its process group); after 10 s,
+# KILL the group; reap it.
+child_stop() {
+  local pid=${CHILD_PID:-} i
+  [[ -n $pid ]] || return 0
+  if kill -TERM "$pid" 2>/dev/null; then
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    # timeout leads its own process group: take the whole group down
+    kill -0 "$pid" 2>/dev/null && { kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null; }
+  fi
+  child_wait 2>/dev/null || true
+}
+
+# child_hold_start LIMIT_S CONNECTIONS OUT: start smb-hold on the share's memory-test folder in the
+# background, its stdin a pipe this shell keeps open (closing it lets the helper go); 1 when the
+# helper is missing.
+child_hold_start() {
+  local h fifo
+  h=$(child_helper smb-hold) || return 1
+  child_partial "$(child_share_dir memory-test)"
+  fifo=$RUN_DIR/.hold.fifo
+  rm -f "$fifo"
+  mkfifo -m 0600 "$fifo"
+  CHILD_ERR=${3%.*}.err
+  timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test" \
+    >"$3" 2>>"$CHILD_ERR" <"$fifo" &
+  CHILD_PID=$!
+  exec {CHILD_HOLD_FD}>"$fifo"
+  rm -f "$fifo"
+}
+
+# child_hold_stop: let smb-hold go (stdin EOF, then TERM), wait for it, remove its folder.
+child_hold_stop() {
+  if [[ -n ${CHILD_HOLD_FD:-} ]]; then
+    exec {CHILD_HOLD_FD}>&-
+    CHILD_HOLD_FD=''
+  fi
+  child_stop
+  child_partial_remove
+}
+
+# child_stop_all: stop whatever runs (a helper, fio, smb-hold) and remove half-written files.
+child_stop_all() {
+  child_hold_stop
+}

@@ -1,0 +1,54 @@
+# lib/format.jq: how the kit writes numbers, targets and the "small host" rule, for the progress
+# lines (lib/results.sh) and the report (lib/report.jq) alike. A jq module: include "format".
+
+# num: a number for humans: integers as they are, else 3 significant places or so.
+def num:
+  if type != "number" then tostring
+  elif . == floor and fabs < 1e15 then tostring
+  elif fabs >= 100 then round | tostring
+  elif fabs >= 10 then (. * 10 | round) / 10 | tostring
+  elif fabs >= 1 then (. * 100 | round) / 100 | tostring
+  else (. * 1000 | round) / 1000 | tostring
+  end;
+
+# fixed($d): a number with exactly $d decimals (printf '%.Nf' without the shell).
+def fixed($d):
+  if type != "number" then tostring
+  else (pow(10; $d)) as $p | ((. * $p | round) / $p) as $r
+    | ($r | tostring) as $s
+    | if $d == 0 then ($r | floor | tostring)
+      else ($s | split(".")) as $parts
+        | ($parts[1] // "") as $frac
+        | ($d - ($frac | length)) as $pad
+        | "\($parts[0]).\($frac)\(if $pad > 0 then "0" * $pad else "" end)"
+      end
+  end;
+
+# op_sign: >= and <= as the report writes them.
+def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") end;
+
+# target_text: how a metric object's target reads ("≥ 100 logins/s", or its target_text).
+def target_text:
+  if .target_text then .target_text
+  elif .target == null then "—"
+  else "\(.target_op | op_sign) \(.target | num) \(.unit // "")"
+  end;
+
+# result_text: a metric object's result ("412 logins/s", or — when nothing was measured).
+def result_text:
+  if .status == "SKIP" or .value == null then "—"
+  else "\(.value | num) \(.unit // "")"
+  end;
+
+# small_host($clients; $cpus): true when $clients client processes share a small machine
+# (4 CPUs or fewer) with smbd, so the clients may be the limit.
+def small_host($clients; $cpus): $cpus <= 4 and $clients > $cpus;
+
+# progress_line: one metric object as the progress line shows it: "STATUS<TAB>text".
+def progress_line:
+  "\(.status)\t"
+  + (if .status == "SKIP" or .value == null then "(\(.why))"
+     else "\(result_text)  (target \(target_text))"
+       + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end)
+     end)
+  + (if (.elapsed_s // 0) > 1 then " [\(.elapsed_s) s]" else "" end);

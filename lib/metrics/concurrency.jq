@@ -1,0 +1,49 @@
+# lib/metrics/concurrency.jq: the concurrency verdict: the largest step that kept up, every
+# smaller step keeping up too, >= TARGET_CONCURRENCY_MIN_CLIENTS.
+include "verdict";
+include "format";
+
+# step($n): the row of the step of $n clients (input: the raw files).
+def step($n):
+  .["concurrency.\($n).json"] as $f | .["concurrency.\($n).evidence.json"] as $ev
+  | setting("TARGET_LATENCY_P99_MAX_MS") as $max
+  | if ($f | type) != "object" or ($f.helper | not) then
+      {clients: $n, connected: null, errors: null, iops: null, p50_ms: null, p99_ms: null, kept_up: false,
+       why: "smb-readers gave no result"}
+    else ($f.connected // 0) as $c | ($f.errors // 0) as $e | ($f.lat_ms.p99 // null) as $p
+      | used_us($ev) as $cpu | ($ev.probes.smbdlog.fork_failed // 0) as $forks
+      | {clients: $n, connected: $c, errors: $e, ops: ($f.ops // 0), iops: $f.rate_per_s, p50_ms: $f.lat_ms.p50, p99_ms: $p,
+         per_client_iops: (if $f.per_client then "\($f.per_client.min_iops | round)-\($f.per_client.max_iops | round)" else null end),
+         cpu_us: $cpu, cpu_per_read_us: per_op($cpu; $f.ops // 0),
+         kept_up: ($c == $n and $e == 0 and $p != null and $p <= $max and $f.ok == true),
+         why: ([(if $c < $n then "\($n - $c) of \($n) clients could not connect"
+                  + (if $forks > 0 then ": fork() failed in log.smbd" elif $f.first_error then ": \($f.first_error)" else "" end)
+                 else empty end),
+               (if $e > 0 then "\($e) requests failed" + (if $f.first_error then ": \($f.first_error)" else "" end) else empty end),
+               (if $p == null then "no latency measured" elif $p > $max then "p99 \($p * 10 | round / 10) ms > \($max) ms" else empty end),
+               (if $f.ok != true and $f.error then $f.error else empty end)] | join("; "))}
+    end;
+
+# step_line($n): "go|stop<TAB>what the step gave", for the progress line after a step.
+def step_line($n):
+  step($n)
+  | "\(if .connected != null and .connected < .clients then "stop" else "go" end)\t"
+    + "\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—") ms: "
+    + (if .kept_up then "kept up" else "did not keep up (\(.why))" end);
+
+def verdict:
+  row({unit: "clients", target: setting("TARGET_CONCURRENCY_MIN_CLIENTS"), target_op: ">="};
+    . as $raw | setting("TARGET_CONCURRENCY_MIN_CLIENTS") as $t
+    | [keys[] | capture("^concurrency\\.(?<n>[0-9]+)\\.json$").n | tonumber] | sort
+    | map(. as $n | $raw | step($n)) as $rows
+    | if ($rows | length) == 0 then {status: "FAIL", value: null, why: "no step could be measured"}
+      else (first($rows[] | select(.kept_up | not)) // null) as $bad
+        | ([$rows[] | select(.kept_up and ($bad == null or .clients < $bad.clients)) | .clients] | max // 0) as $best
+        | {value: $best,
+           why: (if judge($best; ">="; $t) == "PASS" then ""
+                 elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
+                 else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
+           details: {steps: $rows, notes: ["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms."]},
+           warnings: (if small_host($rows | map(.clients) | max; $cpus) then
+             ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)}
+      end);

@@ -1,0 +1,21 @@
+# lib/metrics/errors.jq: the errors verdict: failed requests of the steady run, percent (fio
+# errors or server-answered errors, whichever is larger) <= TARGET_ERRORS_MAX_PCT.
+include "verdict";
+include "format";
+include "steady";
+
+def verdict:
+  row({unit: "%", target: setting("TARGET_ERRORS_MAX_PCT"), target_op: "<="};
+    steady_summary as $s
+    | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/steady.fio.log)"}
+      elif $s.requests == 0 then {status: "FAIL", value: null, why: "no request completed in the steady run"}
+      else ([$s.errors, ($s.server_failed // 0)] | max) as $failed
+        | {value: ($failed / $s.requests * 100),
+           why: (if judge($failed / $s.requests * 100; "<="; setting("TARGET_ERRORS_MAX_PCT")) == "PASS" then ""
+                 else "\($failed) of \($s.requests) requests failed"
+                   + (if ($s.reconnects // 0) > 0 then ", \($s.reconnects) reconnect(s)" else "" end) end),
+           details: ($s | {requests, fio_errors: .errors}
+             + (if (.first_error // 0) != 0 then {first_error_code: .first_error} else {} end)
+             + {server_failed, reconnects}),
+           warnings: ($s | steady_warnings("the errors were counted"))}
+      end);

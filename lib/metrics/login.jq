@@ -1,0 +1,29 @@
+# lib/metrics/login.jq: the login verdict: rate >= TARGET_LOGIN_RATE_MIN, p95 <=
+# TARGET_LOGIN_P95_MAX_MS, no failed login; smbd CPU per login from the run's evidence.
+include "verdict";
+include "format";
+
+# per_login_ms($line; $ev): smbd CPU ms per successful login of a storm, or null.
+def per_login_ms($line; $ev):
+  per_op(used_us($ev); $line.ops // 0) | if . == null then null else (. | round) / 1000 end;
+
+def verdict:
+  row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",
+       target_text: "≥ \(setting("TARGET_LOGIN_RATE_MIN")) logins/s and p95 ≤ \(setting("TARGET_LOGIN_P95_MAX_MS")) ms"};
+    .["login.json"] as $f | .["login.evidence.json"] as $ev
+    | if ($f | type) != "object" or ($f.helper | not) then
+        {status: "FAIL", value: null, why: "smb-login-storm gave no result (see raw/login.err)"}
+      else
+        ($f.rate_per_s // 0) as $rate | ($f.lat_ms.p95 // null) as $p95 | ($f.errors // 0) as $err
+        | ($f.ops // 0) as $ops | setting("TARGET_LOGIN_RATE_MIN") as $t | setting("TARGET_LOGIN_P95_MAX_MS") as $pt
+        | [(if $f.ok != true then "the login test failed: \($f.error // $f.first_error // "unknown error")" else empty end),
+           (if judge($rate; ">="; $t) == "FAIL" then "\($rate | fixed(1)) logins/s is below \($t)" else empty end),
+           (if judge($p95; "<="; $pt) == "FAIL" then "p95 \($p95 // 0 | fixed(1)) ms is above \($pt) ms" else empty end),
+           (if $err > 0 then "\($err) of \($ops + $err) logins failed: \($f.first_error // "?")" else empty end)] as $fails
+        | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
+           details: ($f | {workers, duration_s, ops, errors, rate_per_s, lat_ms}
+             + (if .first_error then {first_error} else {} end)
+             + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // "")}),
+           warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
+             ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}
+      end);

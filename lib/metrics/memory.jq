@@ -1,0 +1,24 @@
+# lib/metrics/memory.jq: the memory verdict: PSS per held connection, MB <=
+# TARGET_MEMORY_PER_CONN_MAX_MB.
+include "verdict";
+include "format";
+
+def verdict:
+  row({unit: "MB", target: setting("TARGET_MEMORY_PER_CONN_MAX_MB"), target_op: "<="};
+    .["memory.hold.json"] as $h | .["memory.pss-before.json"] as $a | .["memory.pss-during.json"] as $b
+    | setting("TARGET_MEMORY_PER_CONN_MAX_MB") as $t | setting("MEMORY_CONNECTIONS") as $n
+    | if ($h | type) != "object" or ($h.helper | not) then
+        {status: "FAIL", value: null, why: "smb-hold gave no result within \(60 + ($n / 5 | floor)) s (see raw/memory.hold.err)"}
+      elif ($h.held // 0) == 0 or ($b | type) != "object" then
+        {status: "FAIL", value: null, why: "no connection could be held: \($h.first_error // $h.error // "?")"}
+      else (($b.pss_kb - $a.pss_kb) / $h.held / 1024) as $v
+        | [(if judge($v; "<="; $t) == "FAIL" then "\($v | fixed(2)) MB of PSS per connection is above \($t) MB" else empty end),
+           (if $h.held < $n then "only \($h.held) of \($n) connections could be held: \($h.first_error // "?")" else empty end)] as $fails
+        | ($b.processes - $a.processes) as $dp
+        | {value: $v, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
+           details: {asked: $h.asked, held: $h.held, pss_before_kb: $a.pss_kb, pss_during_kb: $b.pss_kb,
+             processes_before: $a.processes, processes_during: $b.processes, per_conn_mb: $v,
+             rss_one_mb: (if $dp > 0 then ($b.rss_kb - $a.rss_kb) / $dp / 1024 else null end),
+             max_rss_mb: ($b.max_rss_kb / 1024),
+             notes: ["PSS divides shared memory between the processes that share it, so it adds up; RSS, what top shows, counts shared memory in every process. Plan RAM as connected clients x MB per connection, with twice that as headroom."]}}
+      end);

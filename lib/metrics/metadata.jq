@@ -1,0 +1,20 @@
+# lib/metrics/metadata.jq: the metadata verdict: files created per second >= TARGET_METADATA_MIN_FPS.
+include "verdict";
+include "format";
+
+def verdict:
+  row({unit: "files/s", target: setting("TARGET_METADATA_MIN_FPS"), target_op: ">="};
+    .["metadata.json"] as $f | setting("TARGET_METADATA_MIN_FPS") as $t
+    | if ($f | type) != "object" or ($f.helper | not) then
+        {status: "FAIL", value: null, why: "smb-files gave no result (see raw/metadata.err)"}
+      else ($f.create.rate_per_s // 0) as $rate
+        | [(if judge($rate; ">="; $t) == "FAIL" then "\($rate | fixed(0)) files/s is below \($t)" else empty end),
+           (if $f.ok != true then "the test failed: \($f.error // "unknown error")" else empty end),
+           (if (($f.create.errors // 0) + ($f.delete.errors // 0)) > 0 then "\($f.create.errors) creates and \($f.delete.errors) deletes failed" else empty end)] as $fails
+        | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
+           details: ($f | {workers, file_kb: setting("SMALL_FILE_KB"), create, delete, files_per_folder, left_behind,
+             notes: ["Creating a file costs more the bigger its folder is; compare only runs with the same DURATION."]}),
+           warnings: [
+             (if ($f.left_behind // 0) > 0 then "\($f.left_behind) files could not be deleted (removed by the kit afterwards)" else empty end),
+             (if small_host(setting("WORKERS"); $cpus) then "\($f.workers) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit" else empty end)]}
+      end);

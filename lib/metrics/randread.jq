@@ -1,0 +1,7 @@
+# lib/metrics/randread.jq: the randread verdict: 4 KiB IOPS >= TARGET_RANDREAD_MIN_IOPS.
+include "verdict";
+include "fio";
+
+def verdict:
+  row({unit: "IOPS", target: setting("TARGET_RANDREAD_MIN_IOPS"), target_op: ">="};
+    fio_verdict("randread"; "read"; "iops"; "RANDOM_JOBS"; "RANDOM_QUEUE_DEPTH"; "4 KiB"; setting("TARGET_RANDREAD_MIN_IOPS"); "IOPS is below \(setting("TARGET_RANDREAD_MIN_IOPS"))"));

@@ -1,0 +1,14 @@
+# lib/metrics/randread.sh: the randread metric: fio, 4 KiB, RANDOM_JOBS jobs x
+# RANDOM_QUEUE_DEPTH in flight on fio/data.0 through the cifs mount. Sourced; functions only.
+# Verdict: lib/metrics/randread.jq.
+
+randread_describe() { echo "fio, 4 KiB blocks, $RANDOM_JOBS jobs x $RANDOM_QUEUE_DEPTH in flight, $DURATION s"; }
+randread_estimate() { echo $((DURATION + 1)); }
+randread_needs() { echo mount; }
+
+randread_measure() {
+  fio_make_files 1 || return 1
+  fio_drop_caches
+  fio_run randread --rw=randread --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" \
+    --numjobs="$RANDOM_JOBS" --filename="$(fio_file 0)" || true
+}

@@ -1,0 +1,13 @@
+# lib/metrics/randwrite.sh: the randwrite metric: fio, 4 KiB, RANDOM_JOBS jobs x
+# RANDOM_QUEUE_DEPTH in flight on fio/data.0 through the cifs mount. Sourced; functions only.
+# Verdict: lib/metrics/randwrite.jq.
+
+randwrite_describe() { echo "fio, 4 KiB blocks, $RANDOM_JOBS jobs x $RANDOM_QUEUE_DEPTH in flight, $DURATION s"; }
+randwrite_estimate() { echo $((DURATION + 1)); }
+randwrite_needs() { echo mount; }
+
+randwrite_measure() {
+  fio_make_files 1 || return 1
+  fio_run randwrite --rw=randwrite --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" \
+    --numjobs="$RANDOM_JOBS" --filename="$(fio_file 0)" || true
+}

@@ -1,0 +1,14 @@
+# lib/metrics/seqread.sh: the seqread metric: fio, 1 MiB blocks, SEQ_STREAMS jobs of one file
+# each, SEQ_QUEUE_DEPTH in flight, through the cifs mount. Sourced; functions only.
+# Verdict: lib/metrics/seqread.jq.
+
+seqread_describe() { echo "fio, 1 MiB blocks, $SEQ_STREAMS stream(s) x $SEQ_QUEUE_DEPTH in flight, $DURATION s"; }
+seqread_needs() { echo mount; }
+seqread_estimate() { echo $((DURATION + 1)); }
+
+seqread_measure() {
+  fio_make_files "$SEQ_STREAMS" || return 1
+  fio_drop_caches
+  fio_run seqread --rw=read --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \
+    --filename_format="$MOUNT_POINT/fio/data.\$jobnum" || true
+}

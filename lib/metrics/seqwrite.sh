@@ -1,0 +1,18 @@
+# lib/metrics/seqwrite.sh: the seqwrite metric: fio, 1 MiB blocks, SEQ_STREAMS jobs of one file
+# each, SEQ_QUEUE_DEPTH in flight, through the cifs mount. Sourced; functions only.
+# Verdict: lib/metrics/seqwrite.jq.
+
+seqwrite_describe() { echo "fio, 1 MiB blocks, $SEQ_STREAMS stream(s) x $SEQ_QUEUE_DEPTH in flight, $DURATION s"; }
+seqwrite_needs() { echo mount; }
+
+seqwrite_estimate() {
+  local n=$((DURATION + 2))
+  ! fio_needs_file 0 || n=$((n + DATA_FILE_MB / 400))
+  echo "$n"
+}
+
+seqwrite_measure() {
+  fio_make_files "$SEQ_STREAMS" || return 1
+  fio_run seqwrite --rw=write --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \
+    --filename_format="$MOUNT_POINT/fio/data.\$jobnum" --end_fsync=1 || true
+}

@@ -1,0 +1,39 @@
+# lib/metrics/startup.jq: the startup verdict (slowest round's login <= TARGET_STARTUP_LOGIN_MAX_MS)
+# and the recovery row (slowest round's first write on the mount <= TARGET_RECOVERY_MAX_S).
+include "verdict";
+include "format";
+
+# round($n): {round, login_ms, attempts, recovery_s[, error]} of round $n (input: raw files).
+def round($n):
+  (.["startup.\($n).json"] // {}) as $h | (.["startup.\($n).times.json"] // {}) as $t
+  | (if $h.first_success_ns and $t.start_ns then (($h.first_success_ns - $t.start_ns) / 1e5 | round) / 10 else null end) as $l
+  | {round: $n, login_ms: $l, attempts: ($h.attempts // null),
+     recovery_s: (if $t.recovered_ns and $t.start_ns then (($t.recovered_ns - $t.start_ns) / 1e6 | round) / 1000 else null end)}
+  + (if $t.error then {error: $t.error}
+     elif $l == null then {error: "no login worked within 45 s: \($h.last_error // $h.error // "no helper line")"}
+     else {} end);
+
+# round_line: one round for the progress line.
+def round_line:
+  "login works after \(.login_ms // "—") ms" + (if .recovery_s then ", client writes again after \(.recovery_s) s" else "" end)
+  + (if .error then " (\(.error))" else "" end);
+
+def verdict:
+  . as $raw
+  | [keys[] | capture("^startup\\.(?<n>[0-9]+)\\.times\\.json$").n | tonumber] | sort
+  | map(. as $n | $raw | round($n)) as $rounds
+  | ($raw[[$raw | keys[] | select(test("^startup\\.[0-9]+\\.times\\.json$"))][0] // ""] // {}) as $t0
+  | ($raw | row({unit: "ms", target: setting("TARGET_STARTUP_LOGIN_MAX_MS"), target_op: "<="};
+      ([$rounds[].login_ms] | if length == 0 or any(. == null) then null else max end) as $worst
+      | if $worst == null then {status: "FAIL", value: null, why: ([$rounds[] | select(.login_ms == null) | .error][0] // "no round could be measured")}
+        else {value: $worst, why: (if judge($worst; "<="; setting("TARGET_STARTUP_LOGIN_MAX_MS")) == "PASS" then "" else "the slowest round took \($worst) ms" end)} end
+      | . + {details: {rounds: ($rounds | map({round, login_ms, attempts} + (if .error then {error} else {} end))),
+          median_ms: ([$rounds[].login_ms | select(. != null)] | sort | if length > 0 then .[length / 2 | floor] else null end),
+          notes: ["Timed from the realtime clock just before the start command to the first successful login of smb-wait-login (trying every 10 ms from before the start). The result is the slowest round."]}})),
+    ($raw | row({metric: "recovery", unit: "s", target: setting("TARGET_RECOVERY_MAX_S"), target_op: "<="};
+      if ($t0.mounted // "no") != "yes" then {status: "SKIP", value: null, why: (if ($t0.mount_skip // "") == "" then "the share is not mounted" else $t0.mount_skip end)}
+      else ([$rounds[].recovery_s] | if length == 0 or any(. == null) then null else max end) as $worst
+        | if $worst == null then {status: "FAIL", value: null, why: "the mounted client could not write again within 60 s"}
+          else {value: $worst, why: (if judge($worst; "<="; setting("TARGET_RECOVERY_MAX_S")) == "PASS" then "" else "the slowest round took \($worst) s" end),
+            details: {rounds: ($rounds | map({round, recovery_s})), notes: ["Timed from the start command until `touch` of a new file on the mount worked (tried every 50 ms, each try 10 s at most)."]}} end
+      end));

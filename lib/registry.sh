@@ -1,0 +1,72 @@
+# lib/registry.sh: the metric registry: lib/metrics/list names the metrics in order; each metric
+# file lib/metrics/NAME.sh declares what it needs, its estimate and its description
+# (docs/CONTRACTS.md, section 6). Sourced; functions only.
+
+# registry_metrics: print every metric name, one a line, in run order.
+registry_metrics() {
+  sed -n 's/#.*//; s/^[[:space:]]*\([a-z][a-z0-9_]*\).*/\1/p' "$KIT_ROOT/lib/metrics/list"
+}
+
+# registry_rows: print every result row name (metrics and their further rows) in report order.
+registry_rows() {
+  sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d'
+}
+
+# registry_load: source every metric file; die naming the first function a metric lacks.
+registry_load() {
+  local m f
+  while IFS= read -r m; do
+    [[ -f $KIT_ROOT/lib/metrics/$m.sh ]] || die "metric '$m' has no file 'lib/metrics/$m.sh'"
+    [[ -f $KIT_ROOT/lib/metrics/$m.jq ]] || die "metric '$m' has no verdict 'lib/metrics/$m.jq'"
+    # shellcheck source=/dev/null
+    source "$KIT_ROOT/lib/metrics/$m.sh"
+    for f in describe estimate needs; do
+      declare -F "${m}_$f" >/dev/null || die "metric '$m' defines no '${m}_$f' in 'lib/metrics/$m.sh'"
+    done
+  done < <(registry_metrics)
+}
+
+# registry_inputs METRIC: print the measurements whose raw files METRIC's verdict reads.
+registry_inputs() {
+  if declare -F "$1_inputs" >/dev/null; then "$1_inputs"; else echo "$1"; fi
+}
+
+# registry_unmet METRIC: print why METRIC cannot run here (a SKIP reason); 1 when it can.
+registry_unmet() {
+  local need
+  for need in $("$1_needs"); do
+    case $need in
+      mount | steady) fio_skip_reason && return 0 ;;
+      cgcpu) measure_check_cgcpu && return 0 ;;
+      datafile) ;;
+      *) die "metric '$1' needs '$need': choose from mount steady datafile cgcpu" ;;
+    esac
+  done
+  return 1
+}
+
+# registry_prepare METRIC: provide what METRIC needs before it measures (the data file, the
+# steady run); 1 with RUN_WHY when that failed.
+registry_prepare() {
+  local need
+  for need in $("$1_needs"); do
+    case $need in
+      datafile) fio_data_file || return 1 ;;
+      steady) fio_steady || return 1 ;;
+    esac
+  done
+}
+
+# registry_estimate METRIC: print the expected seconds of METRIC now (0 when it will SKIP).
+registry_estimate() {
+  local n need
+  if registry_unmet "$1" >/dev/null; then
+    echo 0
+    return 0
+  fi
+  n=$("$1_estimate")
+  for need in $("$1_needs"); do
+    [[ $need != steady ]] || n=$((n + $(fio_steady_estimate)))
+  done
+  echo "$n"
+}

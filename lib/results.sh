@@ -1,0 +1,84 @@
+# lib/results.sh: a run's results folder: make it, judge a metric (its verdict program on its raw
+# files) into metrics/NAME.json with its progress line, write results.json and report.md at the
+# end. Sourced; functions only.
+
+# results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env and
+# system.json; set RUN_DIR.
+results_prepare() {
+  local ts
+  ts=$(date +%Y%m%d-%H%M%S)
+  RUN_DIR=$RESULTS_DIR/$ts
+  while [[ -e $RUN_DIR ]]; do
+    sleep 1
+    ts=$(date +%Y%m%d-%H%M%S)
+    RUN_DIR=$RESULTS_DIR/$ts
+  done
+  mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
+  echo "the run has not finished" >"$RUN_DIR/INCOMPLETE"
+  settings_dump >"$RUN_DIR/settings.env"
+  system_record
+}
+
+# results_jq [JQ_OPTION...] METRIC PROGRAM [MEASUREMENT...]: run the jq PROGRAM with
+# lib/metrics/METRIC.jq, lib/verdict.jq and lib/format.jq included, the raw files of the
+# MEASUREMENTs as $ARGS.named "raw:FILE" (raw_files reads them) and the settings as its
+# environment. Globals: $metric, $skip, $error, $cpus, $elapsed (RESULTS_SKIP, RESULTS_ERROR,
+# RESULTS_ELAPSED). Prints jq's raw output.
+results_jq() {
+  local -a opts=() files=() env=()
+  local m f meas key
+  while [[ $1 == -* ]]; do
+    opts+=("$1")
+    shift
+  done
+  m=$1
+  shift
+  local program=$1
+  shift
+  for key in $(settings_keys) KIT_CGROUP_SOURCE; do env+=("$key=${!key:-}"); done
+  for meas in "$@"; do
+    for f in "$RUN_DIR/raw/$meas.json" "$RUN_DIR/raw/$meas".*.json; do
+      [[ -f $f ]] && files+=(--rawfile "raw:${f##*/}" "$f")
+    done
+  done
+  env "${env[@]}" jq -rn "${opts[@]}" -L "$KIT_ROOT/lib" --arg metric "$m" --arg skip "${RESULTS_SKIP:-}" \
+    --arg error "${RESULTS_ERROR:-}" --argjson cpus "${RUN_CPUS:-$(nproc)}" \
+    --argjson elapsed "${RESULTS_ELAPSED:-null}" "${files[@]}" \
+    "include \"verdict\"; include \"format\"; include \"metrics/$m\"; raw_files | $program"
+}
+
+# results_verdict METRIC SKIP ERROR ELAPSED_S: judge METRIC (SKIP: why it could not run; ERROR:
+# why its measurement failed; both may be empty) into metrics/ROW.json for each row it gives, and
+# log each row's progress line. 1 when the verdict program failed.
+results_verdict() {
+  local m=$1 name status text json colour lines
+  local -a inputs
+  mapfile -t inputs < <(registry_inputs "$m" | tr ' ' '\n')
+  lines=$(RESULTS_SKIP=$2 RESULTS_ERROR=$3 RESULTS_ELAPSED=$4 results_jq "$m" \
+    'verdict | "\(.metric)\t\(progress_line)\t\(tojson)"' "${inputs[@]}") || {
+    warn "metric '$m' produced no valid result (its verdict lib/metrics/$m.jq failed)"
+    return 1
+  }
+  while IFS=$'\t' read -r name status text json; do
+    [[ $name == "$m" || " $(registry_rows | tr '\n' ' ') " == *" $name "* ]] ||
+      warn "metric '$m' wrote a row '$name' that lib/metrics/list does not name"
+    printf '%s\n' "$json" >"$RUN_DIR/metrics/$name.json"
+    case $status in
+      PASS) colour=$C_GREEN ;;
+      FAIL) colour=$C_RED ;;
+      *) colour=$C_YELLOW ;;
+    esac
+    log "      $name: ${colour}${status}${C_OFF} $text"
+  done <<<"$lines"
+}
+
+# results_finish: record the end in system.json, write results.json and report.md.
+results_finish() {
+  local tmp
+  tmp=$(mktemp "$RUN_DIR/.system.XXXXXX")
+  jq --arg fin "$(date -u +%FT%TZ)" --argjson wall "$((SECONDS - RUN_T0))" \
+    '.run.finished_at = $fin | .run.wall_s = $wall' "$RUN_DIR/system.json" >"$tmp" &&
+    mv -f "$tmp" "$RUN_DIR/system.json"
+  rm -f "$tmp"
+  report_write "$RUN_DIR"
+}

@@ -1,0 +1,65 @@
+# lib/system.sh: the run's system record (system.json): host, versions, how the service runs,
+# the mount, and what smbstatus says about the sessions' signing and encryption.
+# Sourced; functions only.
+
+# system_record: write system.json (host, versions, how the service runs, mount, sessions).
+system_record() {
+  local opts mounted=no skip=${KIT_MOUNT_SKIP:-} sessions changed requested
+  if opts=$(mount_options_now 2>/dev/null); then mounted=yes skip=''; else opts=''; fi
+  [[ $mounted == yes || -n $skip ]] || skip="not mounted"
+  sessions=$(system_sessions) || sessions=null
+  changed=$(settings_diff_defaults)
+  requested=$(printf '%s\n' "${RUN_METRICS[@]}")
+  jq -n --arg host "$(uname -n)" --argjson cpus "$RUN_CPUS" \
+    --argjson ram "$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)" \
+    --arg kernel "$(uname -r)" --arg samba "$(smbd -V 2>/dev/null | sed 's/^Version //')" \
+    --arg fio "$(fio --version 2>/dev/null || true)" --arg mode "${KIT_SERVICE_MODE:-}" \
+    --arg unit "${KIT_UNIT:-}" --arg cg "${KIT_CGROUP:-}" --arg cgs "${KIT_CGROUP_SOURCE:-}" \
+    --arg selinux "${KIT_SELINUX:-$(getenforce 2>/dev/null | tr '[:upper:]' '[:lower:]' || echo disabled)}" \
+    --arg mounted "$mounted" --arg skip "$skip" --arg opts "$opts" --argjson sessions "$sessions" \
+    --arg changed "$changed" --arg requested "$requested" --arg started "$RUN_STARTED_AT" \
+    --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
+    '($changed | split("\n") | map(select(. != ""))) as $changed
+    | ($requested | split("\n") | map(select(. != ""))) as $requested
+    | {host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
+      fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
+      cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
+      mount_skip: $skip, mount_opts: $opts, sessions: $sessions, settings_changed: $changed,
+      run: {started_at: $started, command: $cmd, requested: $requested}}
+    | .warnings = [
+        (if $sessions == null then "the signing and encryption of the sessions could not be checked (smbstatus during a held connection)" else empty end),
+        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
+        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
+        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end)
+      ]' >"$RUN_DIR/system.json"
+}
+
+# system_sessions: hold one connection (30 s at most to get it) and print what smbstatus says about its signing and
+# encryption (and the mount's session) as a JSON object; 1 when it could not be checked.
+system_sessions() {
+  local out=$RUN_DIR/raw/sessions-hold.json i json
+  child_hold_start 60 1 "$out" 2>/dev/null || return 1
+  for ((i = 0; i < 300; i++)); do
+    [[ -s $out ]] && break
+    sleep 0.1
+  done
+  json=$(timeout 10 smbstatus -s "$KIT_CONF" -b --json 2>/dev/null) || json=''
+  if [[ -z $json ]]; then
+    # a Samba built without JSON support: the plain table (Encryption and Signing are the last
+    # two columns)
+    json=$(timeout 10 smbstatus -s "$KIT_CONF" -b 2>/dev/null | awk '
+      /^-----/ { body = 1; next }
+      body && NF >= 6 { printf "{\"session_dialect\":\"%s\",\"encryption\":{\"cipher\":\"%s\"},\"signing\":{\"cipher\":\"%s\"}}\n", $(NF - 2), $(NF - 1), $NF }' |
+      jq -sc 'if length == 0 then empty else {sessions: (to_entries | map({(.key | tostring): .value}) | add)} end') || json=''
+  fi
+  child_hold_stop
+  [[ -n $json ]] || return 1
+  printf '%s\n' "$json" >"$RUN_DIR/raw/smbstatus.json"
+  printf '%s\n' "$json" | jq -c '
+    [.sessions // {} | to_entries[].value] as $s
+    | if ($s | length) == 0 then error("no sessions") else . end
+    | {checked_with: "smbstatus -b during a held connection", sessions: ($s | length),
+       dialects: ([$s[].session_dialect // empty] | unique),
+       signing: ([$s[] | (.signing.cipher // "-") + (if (.signing.degree // "") == "" or .signing.degree == "none" then "" else " (\(.signing.degree))" end)] | unique | join(", ")),
+       encryption: ([$s[] | (.encryption.cipher // "-") + (if (.encryption.degree // "") == "" or .encryption.degree == "none" then "" else " (\(.encryption.degree))" end)] | unique | join(", "))}' 2>/dev/null
+}

@@ -1,0 +1,49 @@
+# lib/verdict.jq: what every metric's verdict program (lib/metrics/NAME.jq) builds on: the
+# settings, the judging and the one shape of a metric object. A jq module: include "verdict".
+# Globals the caller (results_verdict in lib/results.sh) passes: $metric (the metric that ran),
+# $skip and $error (a reason, or ""), $cpus (of this host), $elapsed (seconds, or null); the
+# settings are the environment jq runs in.
+include "format";
+
+# setting($k): the value of settings key $k (a number when it reads as one).
+def setting($k): $ENV[$k] | if type == "string" then (tonumber? // .) else . end;
+
+# judge($v; $op; $t): PASS when $v is on the right side of target $t (>= or <=); no value fails.
+def judge($v; $op; $t):
+  if $v == null or $t == null then "FAIL"
+  elif $op == ">=" then (if $v >= $t then "PASS" else "FAIL" end)
+  else (if $v <= $t then "PASS" else "FAIL" end)
+  end;
+
+# raw_files: the raw files the runner passed ($ARGS.named "raw:FILE"), as {"FILE": value}; a file
+# that is empty or not JSON is null.
+def raw_files:
+  reduce ($ARGS.named | to_entries[] | select(.key | startswith("raw:"))) as $e ({};
+    .[$e.key[4:]] = ($e.value | fromjson? // null));
+
+# used_us($ev): the smbd CPU (µs) an evidence object recorded, or null.
+def used_us($ev): $ev.probes.cgcpu | if (.available // false) then .used_us else null end;
+
+# per_op($total; $ops): a total (CPU µs, ...) per operation, or null when either is unknown.
+def per_op($total; $ops): if $total == null or $ops == null or $ops <= 0 then null else $total / $ops end;
+
+# why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
+def why_join: map(select(. != null and . != "")) | join("; ");
+
+# object: a metric object in the kit's one key order (see docs/CONTRACTS.md).
+def object:
+  {metric: (.metric // $metric), status, value, unit, target, target_op, why: (.why // ""),
+   details: (.details // {}), warnings: (.warnings // [])}
+  + (if .target_text then {target_text} else {} end)
+  + (if (.metric // $metric) == $metric and $elapsed != null then {elapsed_s: $elapsed} else {} end);
+
+# row(head; body): one metric object. head: {unit, target, target_op[, metric, target_text]};
+# body (input: the raw files) gives {value, why, details, warnings[, status]}; without a status
+# the value is judged against the target. $skip makes it SKIP, $error a FAIL without a value.
+def row(head; body):
+  . as $raw | head as $h
+  | if $skip != "" then $h + {status: "SKIP", value: null, why: $skip}
+    elif $error != "" then $h + {status: "FAIL", value: null, why: $error}
+    else ($h + ($raw | body)) | .status = (.status // judge(.value; .target_op; .target))
+    end
+  | object;

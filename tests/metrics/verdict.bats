@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# tests/metrics/verdict.bats: each metric's verdict program (lib/metrics/NAME.jq) on the raw files
+# of a real run (tests/fixtures/run-raw, DURATION=2 on a 2-CPU host without kernel cifs), and
+# the shared formatting module. Each expected figure is computed here from the raw files.
+# shellcheck disable=SC2034 # settings and RUN_* are read by the sourced libraries
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  kit_require_cmd jq
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/lib/common.sh"
+  common_source_libs "$KIT_ROOT" settings registry results
+  registry_load
+  common_colour_init
+  settings_defaults
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/tests/fixtures/run-raw/settings.env"
+  RUN_DIR="$BATS_TEST_TMPDIR/run dir"
+  mkdir -p "$RUN_DIR/metrics"
+  cp -R "$KIT_ROOT/tests/fixtures/run-raw/raw" "$RUN_DIR/"
+  RUN_CPUS=2 KIT_CGROUP_SOURCE=cgroup2
+}
+
+# judge METRIC [SKIP [ERROR]]: run METRIC's verdict into RUN_DIR/metrics quietly.
+judge() {
+  results_verdict "$1" "${2:-}" "${3:-}" 7 2>"$BATS_TEST_TMPDIR/$1.log"
+}
+
+@test "verdict: login: the rate and p95 of the storm's line, CPU per login from its evidence" {
+  judge login
+  run jq -n --slurpfile l "$RUN_DIR/raw/login.json" --slurpfile e "$RUN_DIR/raw/login.evidence.json" \
+    --slurpfile m "$RUN_DIR/metrics/login.json" '
+    $m[0] as $m | (($e[0].probes.cgcpu.used_us / $l[0].ops | round) / 1000) as $per
+    | [$m.value == $l[0].rate_per_s, $m.details.per_login_ms == $per, $m.details.lat_ms == $l[0].lat_ms,
+       $m.status == "FAIL", ($m.why | test("^p95 62.2 ms is above 20 ms$")), $m.elapsed_s == 7,
+       $m.target_text == "≥ 100 logins/s and p95 ≤ 20 ms",
+       ($m.warnings[0] | test("8 client processes shared 2 CPUs"))] | all'
+  assert_output true
+}
+
+@test "verdict: concurrency: one row per step from its own files, the largest step that kept up" {
+  judge concurrency
+  run jq -c '[.value, .status, .why, [.details.steps[] | .clients, .kept_up, .iops]]' "$RUN_DIR/metrics/concurrency.json"
+  assert_output "[4,\"FAIL\",\"the largest step tried (4) is below the target 64\",[1,true,$(jq .rate_per_s "$RUN_DIR/raw/concurrency.1.json"),4,true,$(jq .rate_per_s "$RUN_DIR/raw/concurrency.4.json")]]"
+  run jq -n --slurpfile f "$RUN_DIR/raw/concurrency.4.json" --slurpfile e "$RUN_DIR/raw/concurrency.4.evidence.json" \
+    --slurpfile m "$RUN_DIR/metrics/concurrency.json" \
+    '$m[0].details.steps[1].cpu_per_read_us == $e[0].probes.cgcpu.used_us / $f[0].ops'
+  assert_output true
+  # the progress line of a step, and whether larger steps go on
+  run results_jq concurrency 'step_line(4)' concurrency.4
+  assert_output $'go\t4 connected, 29420 IOPS, p99 0.299 ms: kept up'
+}
+
+@test "verdict: startup writes two rows: the slowest login and recovery (SKIP without a mount)" {
+  judge startup
+  run jq -n --slurpfile h "$RUN_DIR/raw/startup.1.json" --slurpfile t "$RUN_DIR/raw/startup.1.times.json" \
+    --slurpfile m "$RUN_DIR/metrics/startup.json" \
+    '$m[0].details.rounds[0].login_ms == ((($h[0].first_success_ns - $t[0].start_ns) / 1e5 | round) / 10)
+     and $m[0].value == ([$m[0].details.rounds[].login_ms] | max) and $m[0].status == "PASS"'
+  assert_output true
+  run jq -r '"\(.status)|\(.value)|\(.why)|\(has("elapsed_s"))"' "$RUN_DIR/metrics/recovery.json"
+  assert_output 'SKIP|null|kernel has no cifs support|false'
+}
+
+@test "verdict: memory: PSS per held connection from the before and during lines" {
+  judge memory
+  run jq -n --slurpfile a "$RUN_DIR/raw/memory.pss-before.json" --slurpfile b "$RUN_DIR/raw/memory.pss-during.json" \
+    --slurpfile h "$RUN_DIR/raw/memory.hold.json" --slurpfile m "$RUN_DIR/metrics/memory.json" \
+    '$m[0].value == ($b[0].pss_kb - $a[0].pss_kb) / $h[0].held / 1024 and $m[0].details.held == 10'
+  assert_output true
+}
+
+@test "verdict: cpu per read from its own smb-readers run when randread could not run, per login from login's" {
+  judge cpu
+  run jq -n --slurpfile r "$RUN_DIR/raw/cpu.readers.json" --slurpfile e "$RUN_DIR/raw/cpu.readers.evidence.json" \
+    --slurpfile m "$RUN_DIR/metrics/cpu.json" '$m[0] as $m
+    | [$m.value == $e[0].probes.cgcpu.used_us / $r[0].ops, $m.details.reads == $r[0].ops,
+       ($m.details.notes[0] | test("run of its own .* because randread could not run here \\(kernel has no cifs support\\)")),
+       $m.details.per_gb_ms == null, ($m.details.per_login_ms | type) == "number"] | all'
+  assert_output true
+  # with a randread run in the folder, that run defines CPU per read
+  printf '{"jobs":[{"read":{"total_ios":1000}}]}\n' >"$RUN_DIR/raw/randread.fio.json"
+  printf '{"probes":{"cgcpu":{"available":true,"used_us":25000,"source":"cgroup2"}}}\n' >"$RUN_DIR/raw/randread.evidence.json"
+  judge cpu
+  run jq -r '"\(.value) \(.status) \(.details.notes[0])"' "$RUN_DIR/metrics/cpu.json"
+  assert_output '25 PASS CPU per read measured on the randread run (fio through the cifs mount).'
+}
+
+@test "verdict: SKIP and a failed measurement keep the metric's unit and target; no raw file is a FAIL" {
+  judge metadata 'no reason at all'
+  run jq -c '[.status, .value, .unit, .target, .target_op, .why]' "$RUN_DIR/metrics/metadata.json"
+  assert_output '["SKIP",null,"files/s",1000,">=","no reason at all"]'
+  judge metadata '' 'helper missing'
+  run jq -c '[.status, .value, .why]' "$RUN_DIR/metrics/metadata.json"
+  assert_output '["FAIL",null,"helper missing"]'
+  rm "$RUN_DIR/raw/metadata.json"
+  judge metadata
+  run jq -c '[.status, .value, .why]' "$RUN_DIR/metrics/metadata.json"
+  assert_output '["FAIL",null,"smb-files gave no result (see raw/metadata.err)"]'
+}
+
+@test "verdict: every metric of the registry has a verdict that compiles and gives its rows" {
+  local m n=0
+  for m in $(registry_metrics); do
+    judge "$m" 'checking' || fail "the verdict of '$m' failed: $(cat "$BATS_TEST_TMPDIR/$m.log")"
+    n=$((n + 1))
+  done
+  run find "$RUN_DIR/metrics" -name '*.json'
+  assert_equal "${#lines[@]}" "$(registry_rows | wc -l)"
+  ((n == $(registry_metrics | wc -l)))
+}
+
+@test "format: numbers, fixed decimals, target signs and the small-host rule in one module" {
+  run jq -nr -L "$KIT_ROOT/lib" 'include "format";
+    [(1234.5 | num), (12.345 | num), (0.12345 | num), (3 | num), (41.75 | fixed(1)), (3 | fixed(2)),
+     ({target: 5, target_op: "<=", unit: "ms"} | target_text), (small_host(3; 2)), (small_host(2; 2)),
+     (small_host(8; 8))] | map(tostring) | join(" ")'
+  assert_output '1235 12.3 0.123 3 41.8 3.00 ≤ 5 ms true false false'
+}
