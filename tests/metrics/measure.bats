@@ -26,6 +26,7 @@ probe_demo_after() {
     "$(($(<"$2/kept") + 1))" "$(<"$2/child.pid")" "$1" >"$2/result.json"
   echo '{"t":1}' >"$RUN_DIR/raw/$1.demo.samples.jsonl"
 }
+probe_demo_finish() { echo "finish" >>"$PROBE_LOG"; }
 # a probe that writes no result
 probe_silent_before() { echo "before silent" >>"$PROBE_LOG"; }
 probe_silent_after() { echo "after silent" >>"$PROBE_LOG" && return 1; }
@@ -49,6 +50,9 @@ probe_silent_after() { echo "after silent" >>"$PROBE_LOG" && return 1; }
   [[ -s $RUN_DIR/raw/login.r2.demo.samples.jsonl ]]
   run find "$RUN_DIR" -name '.probes.*'
   assert_output ''
+  measure_finish
+  run tail -n 1 "$PROBE_LOG"
+  assert_output finish
 }
 
 @test "measure: the limit stops the command (exit 124, timed_out) and an empty .err is removed" {
