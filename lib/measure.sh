@@ -71,6 +71,15 @@ measure() {
   return "$rc"
 }
 
+# measure_finish: the run is over (finished or stopped): each probe's optional finish (remove
+# what it made for the run, e.g. a cgroup).
+measure_finish() {
+  local p
+  for p in "${MEASURE_PROBES[@]}"; do
+    if declare -F "probe_${p}_finish" >/dev/null; then "probe_${p}_finish" >/dev/null 2>&1 || true; fi
+  done
+}
+
 # measure_check_cgcpu: print why the service's CPU cannot be read (nothing, 1 when it can).
 measure_check_cgcpu() {
   local work

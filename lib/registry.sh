@@ -12,9 +12,10 @@ registry_rows() {
   sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d'
 }
 
-# registry_load: source every metric file; die naming the first function a metric lacks.
+# registry_load: source every metric file; die naming the first function a metric lacks or
+# the first need no one provides.
 registry_load() {
-  local m f
+  local m f need
   while IFS= read -r m; do
     [[ -f $KIT_ROOT/lib/metrics/$m.sh ]] || die "metric '$m' has no file 'lib/metrics/$m.sh'"
     [[ -f $KIT_ROOT/lib/metrics/$m.jq ]] || die "metric '$m' has no verdict 'lib/metrics/$m.jq'"
@@ -22,6 +23,10 @@ registry_load() {
     source "$KIT_ROOT/lib/metrics/$m.sh"
     for f in describe estimate needs; do
       declare -F "${m}_$f" >/dev/null || die "metric '$m' defines no '${m}_$f' in 'lib/metrics/$m.sh'"
+    done
+    for need in $("${m}_needs"); do
+      [[ " mount steady datafile cgcpu " == *" $need "* ]] ||
+        die "metric '$m' needs '$need': choose from mount steady datafile cgcpu"
     done
   done < <(registry_metrics)
 }
@@ -38,8 +43,6 @@ registry_unmet() {
     case $need in
       mount | steady) fio_skip_reason && return 0 ;;
       cgcpu) measure_check_cgcpu && return 0 ;;
-      datafile) ;;
-      *) die "metric '$1' needs '$need': choose from mount steady datafile cgcpu" ;;
     esac
   done
   return 1

@@ -112,6 +112,7 @@ run_metrics() {
     i=$((i + 1))
     run_one "$m" "$i" "$n"
   done
+  measure_finish
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
   RUN_DONE=1
@@ -140,6 +141,7 @@ run_exit() {
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
+  measure_finish
   if ! service_is_running 2>/dev/null; then
     warn "the test server was stopped by the startup test: starting it again"
     run_service_start >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"

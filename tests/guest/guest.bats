@@ -163,15 +163,12 @@ EOF
 }
 
 @test "guest: /proc/fs/cifs/Stats was read and its counters parsed" {
-  local before=$OUT/run/raw/steady-cifs.before.json after=$OUT/run/raw/steady-cifs.after.json
-  run jq -e 'all(.reads, .reads_failed, .writes, .writes_failed, .session_reconnects, .share_reconnects;
-    type == "number")' "$before"
+  # the cifs probe's record of the steady run (docs/CONTRACTS.md, section 5)
+  local ev=$OUT/run/raw/steady.evidence.json
+  run jq -e '.probes.cifs | .available and all(.before, .after | .reads, .reads_failed, .writes,
+    .writes_failed, .session_reconnects, .share_reconnects; type == "number")' "$ev"
   assert_success
-  run jq -e 'all(.reads, .reads_failed, .writes, .writes_failed, .session_reconnects, .share_reconnects;
-    type == "number")' "$after"
-  assert_success
-  run jq -en --slurpfile a "$before" --slurpfile b "$after" \
-    '$b[0].reads > $a[0].reads and $b[0].writes > $a[0].writes'
+  run jq -e '.probes.cifs | .after.reads > .before.reads and .after.writes > .before.writes' "$ev"
   assert_success
   run jq -e '(.metrics.errors.details.server_failed | type) == "number"
     and (.metrics.errors.details.reconnects | type) == "number"' "$RES"
@@ -185,10 +182,9 @@ EOF
   assert_output cgroup2
   run jq -r '[.system.cgroup_source, .system.cgroup] | @tsv' "$RES"
   assert_output $'cgroup2\t/sys/fs/cgroup/system.slice/smbd-perf-test.service'
-  run jq -r '"\(.source) \(.cpu_us | type)"' "$OUT/run/raw/randread-cpu.before.json"
+  run jq -r '.probes.cgcpu | "\(.source) \(.before_us | type)"' "$OUT/run/raw/randread.evidence.json"
   assert_output "cgroup2 number"
-  run jq -en --slurpfile a "$OUT/run/raw/randread-cpu.before.json" \
-    --slurpfile b "$OUT/run/raw/randread-cpu.after.json" '$b[0].cpu_us > $a[0].cpu_us'
+  run jq -e '.probes.cgcpu | .after_us > .before_us and .used_us > 0' "$OUT/run/raw/randread.evidence.json"
   assert_success
   run jq -e '.metrics.cpu.value > 0 and .metrics.cpu.details.reads > 0' "$RES"
   assert_success

@@ -118,3 +118,22 @@ judge() {
      (small_host(8; 8))] | map(tostring) | join(" ")'
   assert_output '1235 12.3 0.123 3 41.8 3.00 ≤ 5 ms true false false'
 }
+
+@test "registry: a metric without one of its functions, or with an unknown need, is refused by name" {
+  local root="$BATS_TEST_TMPDIR/kit copy"
+  mkdir -p "$root"
+  cp -R "$KIT_ROOT/lib" "$root/"
+  echo odd >>"$root/lib/metrics/list"
+  printf 'include "verdict";\ndef verdict: row({unit: "x", target: 1, target_op: "<="}; {value: 0});\n' >"$root/lib/metrics/odd.jq"
+  printf 'odd_describe() { echo odd; }\nodd_needs() { echo mount; }\n' >"$root/lib/metrics/odd.sh"
+  KIT_ROOT=$root run registry_load
+  assert_failure 1
+  assert_output "error: metric 'odd' defines no 'odd_estimate' in 'lib/metrics/odd.sh'"
+  printf 'odd_estimate() { echo 1; }\nodd_needs() { echo disk; }\n' >>"$root/lib/metrics/odd.sh"
+  KIT_ROOT=$root run registry_load
+  assert_failure 1
+  assert_output "error: metric 'odd' needs 'disk': choose from mount steady datafile cgcpu"
+  rm "$root/lib/metrics/odd.jq"
+  KIT_ROOT=$root run registry_load
+  assert_output "error: metric 'odd' has no verdict 'lib/metrics/odd.jq'"
+}
