@@ -1,7 +1,7 @@
 /*
- * cgcpu - CPU time used by a systemd unit, a cgroup or a process tree
+ * cgcpu - CPU time used by a cgroup or a process tree
  *
- * cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]
+ * cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]
  *
  * Sources, first that fits: cgroup v2 cpu.stat (usage_usec, user_usec,
  * system_usec), cgroup v1 cpuacct.usage (ns; cpuacct.usage_user/_sys or
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -21,7 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "cgtarget.h"
+#include "json.h"
 
 struct cpu {
 	double	cpu, user, sys;		/* microseconds; user/sys NAN when unknown */
@@ -31,7 +34,7 @@ static void
 usage(int ok)
 {
 	fprintf(ok ? stdout : stderr,
-	    "usage: cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]\n");
+	    "usage: cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]\n");
 	exit(ok ? 0 : EXIT_USAGE);
 }
 
@@ -175,11 +178,10 @@ main(int argc, char *argv[])
 	double start;
 
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "+g:hp:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "+g:hp:")) != -1) {
 		switch (ch) {
 		case 'g':
 		case 'p':
-		case 'u':
 			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;

@@ -1,7 +1,7 @@
 /*
- * pss-sum - PSS and RSS summed over a unit, a cgroup or a process tree
+ * pss-sum - PSS and RSS summed over a cgroup or a process tree
  *
- * pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)
+ * pss-sum [-h] (-g cgroup_dir | -p pid)
  *
  * Members: cgroup.procs of the cgroup and its descendants, or the process and
  * its descendants. Reads Pss and Rss (kB) from /proc/PID/smaps_rollup;
@@ -9,17 +9,20 @@
  */
 #define _GNU_SOURCE
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "cgtarget.h"
+#include "json.h"
 
 static void
 usage(int ok)
 {
-	fprintf(ok ? stdout : stderr, "usage: pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)\n");
+	fprintf(ok ? stdout : stderr, "usage: pss-sum [-h] (-g cgroup_dir | -p pid)\n");
 	exit(ok ? 0 : EXIT_USAGE);
 }
 
@@ -63,11 +66,10 @@ main(int argc, char *argv[])
 	double start = mono_s();
 
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "g:hp:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:hp:")) != -1) {
 		switch (ch) {
 		case 'g':
 		case 'p':
-		case 'u':
 			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;

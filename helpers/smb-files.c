@@ -10,8 +10,8 @@
  * counts what is left, and reports create and delete rates.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -21,7 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define TIMEOUT_MS	5000
 #define MAX_FAIL_RUN	10	/* consecutive delete failures that end the delete phase */

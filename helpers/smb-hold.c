@@ -11,10 +11,10 @@
  * not far enough.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <sys/resource.h>
 
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "json.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define TIMEOUT_MS	5000
 #define FD_SPARE	64

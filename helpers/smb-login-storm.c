@@ -8,14 +8,20 @@
  * followed by dropping the connection (tree disconnect, close).
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define TIMEOUT_MS	5000
 

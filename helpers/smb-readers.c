@@ -10,8 +10,8 @@
  * spread of IOPS across clients.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,7 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define TIMEOUT_MS	5000
 

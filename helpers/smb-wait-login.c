@@ -9,14 +9,18 @@
  * A logon failure (wrong password) ends the wait at once: it cannot heal.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "json.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define MAX_ATTEMPT_MS	2000
 

@@ -4,7 +4,6 @@
  * one context per worker process (the library has no thread support).
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <sys/stat.h>
 
 #include <dlfcn.h>
@@ -12,11 +11,12 @@
 #include <errno.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "smbctx.h"
 
 static char	home[4096];
 static pid_t	home_owner;

@@ -1,11 +1,12 @@
 /* test-hist - checks hist_pct against exact nearest-rank percentiles (make check) */
 #define _DEFAULT_SOURCE
 #include <err.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "hist.h"
 
 static int
 cmp(const void *a, const void *b)

@@ -1,0 +1,84 @@
+/*
+ * base.c - what every helper needs: option numbers, clocks, signals.
+ */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base.h"
+
+volatile sig_atomic_t g_stop;
+
+long
+opt_num(int opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		errx(EXIT_USAGE, "option -%c: '%s' is not a number from %ld to %ld",
+		    opt, s, min, max);
+	return v;
+}
+
+
+int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+double
+mono_s(void)
+{
+	return (double)mono_ns() / 1e9;
+}
+
+int64_t
+real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short, which is what we want */
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (g_stop < 100)
+		g_stop++;
+}
+
+void
+signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: waits return early */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}

@@ -1,0 +1,26 @@
+/*
+ * base.h - what every helper needs: exit codes, option numbers, clocks, signals.
+ */
+#ifndef HELPERS_BASE_H
+#define HELPERS_BASE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#define EXIT_USAGE	2	/* 0 ok, 1 the operation failed (the line says why), 2 usage */
+#define ERRLEN		256	/* an error message in a line */
+
+/* numbers from options: errx(2) with the option letter when out of range */
+long	opt_num(int opt, const char *s, long min, long max);
+
+/* clocks */
+double	mono_s(void);
+int64_t	mono_ns(void);
+int64_t	real_ns(void);
+void	sleep_ms(long ms);
+
+/* SIGINT/SIGTERM/SIGHUP set g_stop (counted); no SA_RESTART so blocking calls return */
+extern volatile sig_atomic_t g_stop;
+void	signals_install(void);
+
+#endif
