@@ -5,6 +5,7 @@
 #include <err.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,17 @@
 #include "base.h"
 
 volatile sig_atomic_t g_stop;
+
+void
+usage(const char *text, int ok)
+{
+	if (ok) {
+		fputs(text, stdout);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	}
+	fprintf(stderr, "%.*s", (int)(strcspn(text, "\n") + 1), text);
+	exit(EXIT_USAGE);
+}
 
 long
 opt_num(int opt, const char *s, long min, long max)

@@ -10,6 +10,12 @@
 #define EXIT_USAGE	2	/* 0 ok, 1 the operation failed (the line says why), 2 usage */
 #define ERRLEN		256	/* an error message in a line */
 
+/*
+ * The helper's one synopsis: -h prints all of text on stdout and exits 0; a
+ * usage error prints its first line on stderr and exits 2.
+ */
+void	usage(const char *text, int ok) __attribute__((noreturn));
+
 /* numbers from options: errx(2) with the option letter when out of range */
 long	opt_num(int opt, const char *s, long min, long max);
 

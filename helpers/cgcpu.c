@@ -1,14 +1,6 @@
 /*
  * cgcpu - CPU time used by a cgroup or a process tree
- *
- * cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]
- *
- * Sources, first that fits: cgroup v2 cpu.stat (usage_usec, user_usec,
- * system_usec), cgroup v1 cpuacct.usage (ns; cpuacct.usage_user/_sys or
- * cpuacct.stat for the split), or for -p the utime+stime+cutime+cstime of the
- * process and its descendants in /proc (cutime/cstime hold the reaped
- * children). With a command: runs it and reports what the target used while
- * it ran, plus the command's exit status (128+N when killed by signal N).
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <sys/wait.h>
@@ -30,13 +22,23 @@ struct cpu {
 	double	cpu, user, sys;		/* microseconds; user/sys NAN when unknown */
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]\n"
+"CPU time used by a cgroup or a process tree, microseconds.\n"
+"  -g cgroup_dir   a cgroup directory, absolute or relative to the cgroup2\n"
+"                  mount (then to the cgroup v1 cpuacct mount); its file\n"
+"                  system type decides: cgroup2 cpu.stat, or cgroup v1\n"
+"                  cpuacct.usage (no default: -g or -p is needed)\n"
+"  -h              print this help and exit\n"
+"  -p pid          the process and its descendants from /proc: utime + stime\n"
+"                  + cutime + cstime (no default); a child that exits while\n"
+"                  the tree is read can be missed, which the line says in\n"
+"                  \"caveat\": prefer -g\n"
+"  -- command      run the command, then report what the target used while\n"
+"                  it ran and the command's exit status (128+N when killed by\n"
+"                  signal N); default: the target's total so far\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 /* value of a "key N" line (cpu.stat, cpuacct.stat), or of the one number (key NULL) */
 static int
@@ -185,12 +187,12 @@ main(int argc, char *argv[])
 			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;
-		case 'h': usage(1); break;
-		default: usage(0);
+		case 'h': usage(usage_text, 1); break;
+		default: usage(usage_text, 0);
 		}
 	}
 	if (kinds != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (optind < argc)
 		cmd = argv + optind;
 	signals_install();

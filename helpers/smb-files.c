@@ -1,13 +1,6 @@
 /*
  * smb-files - create small files as fast as possible, then delete them all
- *
- * smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder
- *
- * Each worker is a process with its own connection and its own folder
- * (target_folder/smb-files.PID.N). For -d seconds it creates files: create +
- * write -s KiB + close, one at a time. Then it deletes every file and the
- * folder (signals are blocked then, so the delete phase always completes),
- * counts what is left, and reports create and delete rates.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -56,13 +49,35 @@ struct run {
 	struct slot	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder\n"
+"Workers, each with its own connection and its own folder\n"
+"target_folder/smb-files.PID.N, create files (create + write -s KiB + close,\n"
+"one at a time) for -d s, then delete them all and their folders (signals\n"
+"are blocked then, so the delete phase completes), and count what is left.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n""  -d seconds      length of the create phase, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  -s KiB          bytes written into each file, KiB (default 4)\n"
+"  -w workers      worker processes (default 8)\n"
+"  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n""Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last counted operation; rate_per_s = ops / window_s; per_s[k] counts\n"
+"the operations that ended in second k of the window (the first -d seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n""The create rate is over the create window; the delete window runs from the\n"
+"first delete to the last, over the workers that deleted something. Hard\n"
+"deadline: a worker stops deleting 3 * -d + 25 s after the start (what is\n"
+"left is counted); workers alive 10 s after that are killed.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static void
 slot_error(struct slot *s, uint64_t *counter, const char *what, int e)
@@ -286,14 +301,14 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 's': r.kib = opt_num('s', optarg, 0, 1024 * 1024); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&r.t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
 		    "//host[:port]/share[/folder]", argv[optind]);

@@ -1,14 +1,6 @@
 /*
  * smb-hold - hold many connections, each with one open file
- *
- * smb-hold [-h] [-A file] [-n connections] target_folder
- *
- * Opens -n connections (default 200) one after another from this one process,
- * each with its own context and one open file target_folder/smb-hold.PID.N.
- * Prints its line once all are held (or as many as could be), then waits for
- * SIGTERM, SIGINT or end of stdin, then closes and removes its files.
- * Raises its own open-file limit as far as it can, and says so when that is
- * not far enough.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <sys/resource.h>
@@ -37,13 +29,25 @@ struct conn {
 	char		url[4096];
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-hold [-h] [-A file] [-n connections] target_folder\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-hold [-h] [-A file] [-n connections] target_folder\n"
+"Opens -n connections one after another from this one process, each with its\n"
+"own context and one open file target_folder/smb-hold.PID.N; prints its line\n"
+"once all are held (or as many as could be), then holds them until SIGTERM,\n"
+"SIGINT or end of stdin, then closes and removes its files. Raises its own\n"
+"open-file limit as far as it can and says so when that is not far enough.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n""  -h              print this help and exit\n"
+"  -n connections  connections to hold (default 200)\n"
+"  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n""Give it a pipe or a FIFO as stdin, not /dev/null, unless it should let go\n"
+"at once. Each connect and open times out after 5 s.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static long
 raise_fd_limit(long n)
@@ -115,13 +119,13 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "A:hn:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'n': n = opt_num('n', optarg, 1, 100000); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
 		    "//host[:port]/share[/folder]", argv[optind]);

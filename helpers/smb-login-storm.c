@@ -1,11 +1,6 @@
 /*
  * smb-login-storm - workers that log in and out as fast as they can
- *
- * smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target
- *
- * Each worker is a process with its own context; one op is a full login (new
- * TCP connection, negotiate, NTLMv2 session setup, tree connect, one stat)
- * followed by dropping the connection (tree disconnect, close).
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -39,13 +34,30 @@ struct run {
 	struct slot	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n"
+"Workers log in and out as fast as they can; a login is a new TCP connection,\n"
+"negotiate, NTLMv2 session setup, tree connect and one stat, then the\n"
+"connection is dropped (tree disconnect, close).\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n""  -d seconds      length of the measured window, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  -w workers      worker processes, each with its own client context\n"
+"                  (default 8)\n"
+"  target          //host[:port]/share (a path after the share is ignored)\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n""Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last counted operation; rate_per_s = ops / window_s; per_s[k] counts\n"
+"the operations that ended in second k of the window (the first -d seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n""Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static void
 slot_error(struct slot *s, const char *what, int e)
@@ -111,13 +123,13 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
 		    argv[optind]);

@@ -1,13 +1,6 @@
 /*
  * smb-readers - many clients, each reading random blocks of one file
- *
- * smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file
- *
- * Each client is a process with its own connection (so its own smbd process).
- * All connect and open the file first; then, together, each reads -b bytes
- * (default 4096) at random block-aligned offsets, one request at a time, for
- * -d seconds. Reports connected vs asked, total IOPS, latency, and the
- * spread of IOPS across clients.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -46,13 +39,30 @@ struct run {
 	struct slot	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-readers [-h] [-A file] [-b bytes] [-c clients] [-d seconds] target_file\n"
+"Clients, each a process with its own connection (so its own smbd process),\n"
+"connect and open the file; then together each reads -b bytes at random\n"
+"-b-aligned offsets, one request at a time, for -d s.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n""  -b bytes        size of each read, bytes (default 4096)\n"
+"  -c clients      client processes (default 1)\n"
+"  -d seconds      length of the measured window, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  target_file     //host[:port]/share/path/to/file (at least -b bytes)\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n""Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last counted operation; rate_per_s = ops / window_s; per_s[k] counts\n"
+"the operations that ended in second k of the window (the first -d seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n""Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static void
 slot_error(struct slot *s, const char *what, int e)
@@ -154,12 +164,12 @@ main(int argc, char *argv[])
 		case 'b': r.block = opt_num('b', optarg, 1, 16 * 1024 * 1024); break;
 		case 'c': clients = opt_num('c', optarg, 1, 4096); break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
-		default: usage(0);
+		case 'h': usage(usage_text, 1); break;
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1 || t.path[0] == '\0')
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share/file or "
 		    "//host[:port]/share/file", argv[optind]);

@@ -1,12 +1,6 @@
 /*
  * smb-wait-login - log in every interval until it works or the timeout ends
- *
- * smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target
- *
- * Each attempt is a real login (new TCP connection, negotiate, session setup,
- * tree connect, one stat), then the connection is dropped. Prints attempts,
- * ms from its own start, and the CLOCK_REALTIME ns of the first success.
- * A logon failure (wrong password) ends the wait at once: it cannot heal.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -24,13 +18,27 @@
 
 #define MAX_ATTEMPT_MS	2000
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n"
+"Logs in (new TCP connection, negotiate, session setup, tree connect, one\n"
+"stat, disconnect) every -i ms until a login works or -t s have passed. A\n"
+"wrong password ends it at once (it cannot heal).\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n""  -h              print this help and exit\n"
+"  -i interval_ms  time from one attempt's start to the next, ms (default 10)\n"
+"  -t timeout_s    give up after this many seconds, s (default 10); no attempt\n"
+"                  starts after it and none runs past it (its request timeout\n"
+"                  is the time left, 2 s at most), except for libsmbclient's\n"
+"                  fixed 5 s TCP connect timeout when the host does not answer\n"
+"  target          //host[:port]/share\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n""Times: duration_s is the whole run; elapsed_ms is from the start to the\n"
+"first success (or to the end); first_success_ns is CLOCK_REALTIME.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 int
 main(int argc, char *argv[])
@@ -49,14 +57,14 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "A:hi:t:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'i': interval = opt_num('i', optarg, 1, 60000); break;
 		case 't': timeout = opt_num('t', optarg, 1, 86400); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
 		    argv[optind]);
