@@ -84,13 +84,44 @@ void
 signals_install(void)
 {
 	struct sigaction sa;
+	sigset_t none;
+	int sig;
 
+	/*
+	 * Start from a known state whatever the caller left: every signal back to
+	 * its default (an ignored SIGCHLD would make the children reap themselves
+	 * and waitpid() never see them) and none blocked.
+	 */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);	/* EINVAL for the C library's own: fine */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	sa.sa_handler = on_signal;
 	sa.sa_flags = 0;	/* no SA_RESTART: waits return early */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+void
+signals_stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+void
+errmsg(char *msg, size_t len, const char *what, int e)
+{
+	if (e == ETIMEDOUT)
+		snprintf(msg, len, "%s: timed out", what);
+	else
+		snprintf(msg, len, "%s: %s", what, e ? strerror(e) : "failed");
 }

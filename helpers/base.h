@@ -5,6 +5,7 @@
 #define HELPERS_BASE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define EXIT_USAGE	2	/* 0 ok, 1 the operation failed (the line says why), 2 usage */
@@ -27,6 +28,15 @@ void	sleep_ms(long ms);
 
 /* SIGINT/SIGTERM/SIGHUP set g_stop (counted); no SA_RESTART so blocking calls return */
 extern volatile sig_atomic_t g_stop;
+/*
+ * Resets every signal to its default and unblocks all (whatever the caller
+ * left, e.g. SIGCHLD ignored), then installs the g_stop handler.
+ */
 void	signals_install(void);
+/* the set of signals that set g_stop (for sigprocmask/ppoll) */
+void	signals_stop_set(sigset_t *set);
+
+/* "what: strerror(e)" into msg ("what: timed out" for ETIMEDOUT) */
+void	errmsg(char *msg, size_t len, const char *what, int e);
 
 #endif

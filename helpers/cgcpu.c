@@ -132,7 +132,11 @@ measure(const struct tgt *t, const char **source, struct cpu *c, char *msg, size
 			c->sys = v * 1e6 / (double)sysconf(_SC_CLK_TCK);
 		return 0;
 	}
-	snprintf(msg, len, "no cpu.stat or cpuacct.usage in '%.200s'", t->procs);
+	if (t->cg2[0])
+		snprintf(msg, len, "no usage_usec in '%.200s/cpu.stat'", t->cg2);
+	else
+		snprintf(msg, len, "cgroup v1 directory '%.150s' has no cpuacct.usage, and no "
+		    "cpuacct hierarchy has the same path", t->procs);
 	return -1;
 }
 
@@ -144,7 +148,7 @@ run(char **cmd)
 
 	fflush(NULL);
 	if ((pid = fork()) == -1)
-		err(1, "fork");
+		fatal("cannot run '%s': fork: %s", cmd[0], strerror(errno));
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -159,7 +163,7 @@ run(char **cmd)
 		if (r == pid)
 			break;
 		if (r == -1 && errno != EINTR)
-			err(1, "waitpid");
+			fatal("waitpid: %s", strerror(errno));
 		if (g_stop)		/* pass the signal on; the line comes after it ends */
 			kill(pid, SIGTERM);
 		g_stop = 0;
@@ -196,6 +200,7 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		cmd = argv + optind;
 	signals_install();
+	line_guard("cgcpu");
 	start = mono_s();
 	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0 &&
 	    measure(&t, &source, &a, msg, sizeof(msg)) == 0;
@@ -211,6 +216,9 @@ main(int argc, char *argv[])
 	jw_num(&w, "duration_s", mono_s() - start, 3);
 	jw_str(&w, "source", source);
 	jw_str(&w, "target", tname);
+	jw_str(&w, "caveat", source != NULL && strcmp(source, "proc") == 0 ?
+	    "a process tree read from /proc: the CPU of a child that exits while the "
+	    "tree is read can be missed or counted twice; a cgroup (-g) has no such gap" : NULL);
 	jw_num(&w, "cpu_us", ok ? a.cpu : NAN, 0);
 	jw_num(&w, "user_us", ok ? a.user : NAN, 0);
 	jw_num(&w, "system_us", ok ? a.sys : NAN, 0);

@@ -3,6 +3,8 @@
  */
 #define _GNU_SOURCE
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/types.h>
 
 #include <ctype.h>
@@ -79,6 +81,46 @@ path_join(char *out, size_t len, const char *a, const char *b)
 	return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 
+/*
+ * The cpuacct directory of a cgroup v1 directory dir: dir itself when it has
+ * cpuacct.usage, else the same path in the hierarchy where cpuacct is mounted
+ * (v1 hierarchies mirror each other: systemd and the kit make the same path in
+ * each); "" when there is none.
+ */
+static void
+v1_cpuacct(const char *dir, char *out, size_t len)
+{
+	FILE *f;
+	char line[4096], mnt[4096], best[4096] = "", m1[4096], file[4400], alt[4096];
+
+	out[0] = '\0';
+	snprintf(file, sizeof(file), "%s/cpuacct.usage", dir);
+	if (isfile(file)) {
+		snprintf(out, len, "%s", dir);
+		return;
+	}
+	if ((f = fopen("/proc/self/mountinfo", "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {	/* the mount that holds dir */
+		size_t n;
+
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    strstr(line, " - cgroup ") == NULL)
+			continue;
+		n = strlen(mnt);
+		if (strncmp(dir, mnt, n) == 0 && (dir[n] == '/' || dir[n] == '\0') &&
+		    n > strlen(best))
+			strcpy(best, mnt);
+	}
+	fclose(f);
+	if (best[0] && find_mount("cgroup", "cpuacct", m1, sizeof(m1)) &&
+	    path_join(alt, sizeof(alt), m1, dir + strlen(best)) == 0) {
+		snprintf(file, sizeof(file), "%s/cpuacct.usage", alt);
+		if (isfile(file))
+			snprintf(out, len, "%s", alt);
+	}
+}
+
 void
 tgt_option(struct tgt *t, int ch, const char *arg)
 {
@@ -96,7 +138,8 @@ tgt_option(struct tgt *t, int ch, const char *arg)
 int
 tgt_resolve(struct tgt *t, char *msg, size_t len)
 {
-	char m2[4096] = "", m1[4096] = "", p2[4096], p1[4096], buf[4096];
+	char m2[4096] = "", m1[4096] = "", p2[4096];
+	struct statfs sf;
 	int have2, have1;
 
 	t->cg2[0] = t->cg1[0] = t->procs[0] = '\0';
@@ -110,24 +153,34 @@ tgt_resolve(struct tgt *t, char *msg, size_t len)
 		}
 		return 0;
 	case 'g':
-		if (t->name[0] == '/' && isdir(t->name)) {
-			snprintf(buf, sizeof(buf), "%s/cpu.stat", t->name);
-			if (isfile(buf) && (!have1 || strncmp(t->name, m1, strlen(m1)) != 0))
-				strcpy(t->cg2, t->name);
-			else
-				strcpy(t->cg1, t->name);
-			strcpy(t->procs, t->name);
-			return 0;
-		}
-		if (have2 && path_join(p2, sizeof(p2), m2, t->name) == 0 && isdir(p2))
-			strcpy(t->cg2, p2);
-		if (have1 && path_join(p1, sizeof(p1), m1, t->name) == 0 && isdir(p1))
-			strcpy(t->cg1, p1);
-		strcpy(t->procs, t->cg2[0] ? t->cg2 : t->cg1);
-		if (t->procs[0] == '\0') {
-			snprintf(msg, len, "no cgroup directory '%s'", t->name);
+		if (t->name[0] == '/') {
+			strcpy(p2, t->name);
+			if (realpath(t->name, p2) == NULL) {
+				snprintf(msg, len, "no cgroup directory '%.200s'", t->name);
+				return -1;
+			}
+		} else if ((have2 && path_join(p2, sizeof(p2), m2, t->name) == 0 && isdir(p2)) ||
+		    (have1 && path_join(p2, sizeof(p2), m1, t->name) == 0 && isdir(p2)))
+			;
+		else {
+			snprintf(msg, len, "no cgroup directory '%.200s'", t->name);
 			return -1;
 		}
+		/* the file system decides, not the path: cgroup v1 is often reached
+		 * through a symlink (/sys/fs/cgroup/cpuacct -> cpu,cpuacct) */
+		if (statfs(p2, &sf) == -1 || !isdir(p2)) {
+			snprintf(msg, len, "no cgroup directory '%.200s'", t->name);
+			return -1;
+		}
+		if (sf.f_type == CGROUP2_SUPER_MAGIC)
+			strcpy(t->cg2, p2);
+		else if (sf.f_type == CGROUP_SUPER_MAGIC)
+			v1_cpuacct(p2, t->cg1, sizeof(t->cg1));
+		else {
+			snprintf(msg, len, "'%.200s' is not in a cgroup file system", t->name);
+			return -1;
+		}
+		strcpy(t->procs, p2);
 		return 0;
 	}
 	snprintf(msg, len, "no target");

@@ -2,6 +2,8 @@
  * creds.c - the SMB helpers' credentials: -A FILE or SMB_USER/SMB_PASSWORD/SMB_DOMAIN.
  */
 #define _GNU_SOURCE
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <err.h>
 #include <stdio.h>
@@ -33,9 +35,29 @@ split_domain(struct creds *c)
 	copy(c->user, sizeof(c->user), tmp);
 }
 
+/*
+ * Removes NAME from the environment and wipes its "NAME=value" bytes, which
+ * unsetenv() alone leaves in memory (and in /proc/PID/environ, and in every
+ * forked worker).
+ */
+static void
+env_scrub(const char *name)
+{
+	size_t len = strlen(name);
+	char **e, *entry = NULL;
+
+	for (e = environ; *e != NULL; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			entry = *e;
+	unsetenv(name);
+	if (entry != NULL)
+		explicit_bzero(entry, strlen(entry));
+}
+
 void
 creds_load(struct creds *c, const char *file)
 {
+	struct stat st;
 	FILE *f;
 	char line[1024], *k, *v, *e;
 	const char *s;
@@ -44,6 +66,9 @@ creds_load(struct creds *c, const char *file)
 	if (file != NULL) {
 		if ((f = fopen(file, "r")) == NULL)
 			err(EXIT_USAGE, "cannot open '%s'", file);
+		/* as smbclient users expect: a warning, not a refusal */
+		if (fstat(fileno(f), &st) == 0 && (st.st_mode & S_IROTH))
+			warnx("warning: '%s' can be read by others (chmod o-r it)", file);
 		while (fgets(line, sizeof(line), f) != NULL) {
 			line[strcspn(line, "\r\n")] = '\0';
 			for (k = line; isspace((unsigned char)*k); k++)
@@ -70,8 +95,10 @@ creds_load(struct creds *c, const char *file)
 		if ((s = getenv("SMB_USER")) == NULL || *s == '\0')
 			errx(EXIT_USAGE, "no credentials: use -A FILE, or set SMB_USER and SMB_PASSWORD");
 		copy(c->user, sizeof(c->user), s);
-		if ((s = getenv("SMB_PASSWORD")) != NULL)
+		if ((s = getenv("SMB_PASSWORD")) != NULL) {
 			copy(c->password, sizeof(c->password), s);
+			env_scrub("SMB_PASSWORD");
+		}
 		if ((s = getenv("SMB_DOMAIN")) != NULL)
 			copy(c->domain, sizeof(c->domain), s);
 	}

@@ -92,10 +92,37 @@ void
 jw_lat(struct jw *w, const char *key, const struct hist *h)
 {
 	jw_obj(w, key);
-	jw_num(w, "p50", hist_pct(h, 50), 3);
-	jw_num(w, "p95", hist_pct(h, 95), 3);
-	jw_num(w, "p99", hist_pct(h, 99), 3);
-	jw_num(w, "max", h->n ? h->max : NAN, 3);
-	jw_num(w, "mean", h->n ? h->sum / (double)h->n : NAN, 3);
+	jw_num(w, "p50", hist_pct(h, 50), 4);
+	jw_num(w, "p95", hist_pct(h, 95), 4);
+	jw_num(w, "p99", hist_pct(h, 99), 4);
+	jw_num(w, "max", h->n ? h->max : NAN, 4);
+	jw_num(w, "mean", h->n ? h->sum / (double)h->n : NAN, 4);
+	jw_obj_end(w);
+}
+
+double
+hist_upper_ms(int i)
+{
+	return HIST_MIN * pow(HIST_GAMMA, (double)i);
+}
+
+void
+jw_hist(struct jw *w, const char *key, const struct hist *h)
+{
+	int i;
+
+	jw_obj(w, key);
+	jw_str(w, "unit", "us");
+	jw_num(w, "gamma", HIST_GAMMA, 6);
+	jw_arr(w, "bounds");
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h->b[i])
+			jw_item_num(w, hist_upper_ms(i) * 1000, 6);
+	jw_arr_end(w);
+	jw_arr(w, "counts");
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h->b[i])
+			jw_item_int(w, (long long)h->b[i]);
+	jw_arr_end(w);
 	jw_obj_end(w);
 }

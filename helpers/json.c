@@ -4,8 +4,12 @@
 #define _GNU_SOURCE
 #include <err.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base.h"
 #include "json.h"
 
 static void
@@ -75,6 +79,63 @@ jw_obj_end(struct jw *w)
 }
 
 void
+jw_arr(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	fputc('[', w->f);
+	if (w->depth < 7)
+		w->count[++w->depth] = 0;
+}
+
+void
+jw_arr_end(struct jw *w)
+{
+	fputc(']', w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+static void
+jw_sep(struct jw *w)
+{
+	if (w->count[w->depth]++ > 0)
+		fputc(',', w->f);
+}
+
+void
+jw_item_int(struct jw *w, long long val)
+{
+	jw_sep(w);
+	fprintf(w->f, "%lld", val);
+}
+
+void
+jw_item_num(struct jw *w, double val, int prec)
+{
+	jw_sep(w);
+	if (!isfinite(val))
+		fputs("null", w->f);
+	else
+		fprintf(w->f, "%.*g", prec, val);
+}
+
+void
+jw_item_str(struct jw *w, const char *val)
+{
+	jw_sep(w);
+	jw_string(w->f, val);
+}
+
+void
+jw_item_obj(struct jw *w)
+{
+	jw_sep(w);
+	fputc('{', w->f);
+	if (w->depth < 7)
+		w->count[++w->depth] = 0;
+}
+
+void
 jw_str(struct jw *w, const char *key, const char *val)
 {
 	jw_key(w, key);
@@ -116,9 +177,58 @@ jw_null(struct jw *w, const char *key)
 }
 
 
+/* the line guard: one line on every path past option parsing */
+static const char	*guard_helper;
+static pid_t		 guard_pid;
+static int		 guard_done;
+static int64_t		 guard_start;
+static char		 guard_error[ERRLEN];
+
+static void
+guard_line(void)
+{
+	struct jw w;
+
+	if (guard_helper == NULL || guard_done || getpid() != guard_pid)
+		return;
+	jw_head(&w, guard_helper, 0, guard_error[0] ? guard_error : "ended before its line");
+	jw_num(&w, "duration_s", (double)(mono_ns() - guard_start) / 1e9, 3);
+	jw_end(&w);
+	fflush(stdout);
+}
+
+void
+line_guard(const char *helper)
+{
+	guard_helper = helper;
+	guard_pid = getpid();
+	guard_start = mono_ns();
+	atexit(guard_line);
+}
+
+int64_t
+line_start_ns(void)
+{
+	return guard_start;
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(guard_error, sizeof(guard_error), fmt, ap);
+	va_end(ap);
+	warnx("%s", guard_error);
+	exit(1);
+}
+
 void
 jw_head(struct jw *w, const char *helper, int ok, const char *error)
 {
+	if (getpid() == guard_pid)
+		guard_done = 1;
 	jw_begin(w, stdout);
 	jw_str(w, "helper", helper);
 	jw_bool(w, "ok", ok);

@@ -1,20 +1,27 @@
 /*
- * pool.c - forked worker pools over anonymous shared memory (see pool.h).
+ * pool.c - forked worker pools and their measurements (see pool.h).
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base.h"
+#include "json.h"
 #include "pool.h"
 
 void *
@@ -24,7 +31,7 @@ shm_alloc(size_t len)
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		err(1, "cannot map %zu bytes of shared memory", len);
+		fatal("cannot map %zu bytes of shared memory: %s", len, strerror(errno));
 	return p;	/* zero-filled */
 }
 
@@ -34,39 +41,71 @@ shm_free(void *p, size_t len)
 	munmap(p, len);
 }
 
-void
-pool_start(struct pool *p, int n, int (*fn)(struct pool *, int, void *), void *arg)
+/* in worker i: die with the parent, keep only the worker's ends of the pipes */
+static void
+worker_setup(struct pool *p, pid_t parent)
 {
-	pid_t pid;
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)	/* the parent died before prctl */
+		_exit(1);
+	close(p->gofd[1]);
+	close(p->upfd[0]);
+}
+
+void
+pool_start(struct pool *p, int n, int nsec, int (*fn)(struct pool *, int, void *), void *arg)
+{
+	pid_t pid, parent = getpid();
 	int i;
 
 	memset(p, 0, sizeof(*p));
-	if ((p->pids = calloc((size_t)n, sizeof(pid_t))) == NULL)
-		err(1, "calloc");
-	p->ready = shm_alloc(sizeof(int));
-	if (pipe(p->gofd) == -1)
-		err(1, "pipe");
+	p->n = n;
+	p->nsec = nsec < 1 ? 1 : nsec > PER_S_MAX ? PER_S_MAX : nsec;
+	if ((p->pids = calloc((size_t)n, sizeof(pid_t))) == NULL ||
+	    (p->status = calloc((size_t)n, sizeof(int))) == NULL)
+		fatal("cannot allocate the worker table: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		p->status[i] = -1;
+	p->go_ns = shm_alloc(sizeof(int64_t));
+	p->per_s = shm_alloc((size_t)n * (size_t)p->nsec * sizeof(uint32_t));
+	if (pipe2(p->gofd, O_CLOEXEC) == -1 || pipe2(p->upfd, O_CLOEXEC) == -1)
+		fatal("cannot make a pipe: %s", strerror(errno));
 	fflush(NULL);
 	for (i = 0; i < n; i++) {
 		if ((pid = fork()) == -1) {
-			warn("fork (started %d of %d workers)", i, n);
+			errmsg(p->fork_error, sizeof(p->fork_error), "fork", errno);
+			warnx("%s (started %d of %d workers)", p->fork_error, i, n);
 			break;
 		}
 		if (pid == 0) {
-			close(p->gofd[1]);
+			worker_setup(p, parent);
 			_exit(fn(p, i, arg));
 		}
 		p->pids[i] = pid;
-		p->n = i + 1;
+		p->status[i] = -2;
+		p->started = i + 1;
 	}
 	close(p->gofd[0]);
-	p->gofd[0] = -1;
+	close(p->upfd[1]);
+	p->gofd[0] = p->upfd[1] = -1;
+}
+
+void
+pool_meas(struct pool *p, int i, struct meas *m)
+{
+	hist_init(&m->lat);
+	hist_init(&m->elat);
+	m->per_s = p->per_s + (size_t)i * (size_t)p->nsec;
+	m->nsec = p->nsec;
 }
 
 void
 pool_ready(struct pool *p)
 {
-	__atomic_add_fetch(p->ready, 1, __ATOMIC_SEQ_CST);
+	char c = 'r';
+
+	while (write(p->upfd[1], &c, 1) == -1 && errno == EINTR)
+		;
 }
 
 int
@@ -79,44 +118,84 @@ pool_wait_go(struct pool *p)
 		if (g_stop)
 			return -1;
 		r = read(p->gofd[0], &c, 1);
-		if (r == 0)
+		if (r == 1)
 			return g_stop ? -1 : 0;
-		if (r < 0 && errno != EINTR)
+		if (r == 0)		/* the parent is gone (or gave up): no go */
+			return -1;
+		if (errno != EINTR)
 			return -1;
 	}
 }
 
+/*
+ * Sleeps in ppoll() on the workers' pipe until it has news (a ready byte, its
+ * EOF), a stop signal, or the deadline (0: none). Returns 1 at EOF.
+ */
 static int
-pool_alive(struct pool *p)
+pool_poll(struct pool *p, int64_t deadline)
 {
-	int i, alive = 0, st;
+	struct pollfd pfd = { .fd = p->upfd[0], .events = POLLIN };
+	struct timespec ts, *tp = NULL;
+	sigset_t stop, old;
+	char buf[256];
+	int64_t left;
+	ssize_t r;
+	int eof = 0;
 
-	for (i = 0; i < p->n; i++) {
-		if (p->pids[i] <= 0)
-			continue;
-		if (waitpid(p->pids[i], &st, WNOHANG) == p->pids[i])
-			p->pids[i] = -p->pids[i];
-		else
-			alive++;
+	/*
+	 * A stop signal that comes after the caller looked at g_stop stays pending
+	 * until ppoll() unblocks it, which then returns at once (EINTR): no lost
+	 * wake-up, and no spinning once g_stop is set.
+	 */
+	signals_stop_set(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (deadline > 0) {
+		left = deadline - mono_ns();
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		tp = &ts;
 	}
-	return alive;
+	if (ppoll(&pfd, 1, tp, &old) > 0) {
+		r = read(p->upfd[0], buf, sizeof(buf));
+		if (r > 0)
+			p->ready += (int)r;
+		else if (r == 0)
+			eof = 1;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return eof;
 }
 
 void
 pool_wait_ready(struct pool *p, double timeout_s)
 {
-	double end = mono_s() + timeout_s;
+	int64_t end = mono_ns() + (int64_t)(timeout_s * 1e9);
 
-	while (__atomic_load_n(p->ready, __ATOMIC_SEQ_CST) < p->n && !g_stop &&
-	    mono_s() < end && pool_alive(p) > 0)
-		sleep_ms(2);
+	while (p->ready < p->started && !g_stop && mono_ns() < end)
+		if (pool_poll(p, end))
+			break;		/* every worker is gone already */
 }
 
 void
 pool_go(struct pool *p)
 {
-	if (p->gofd[1] >= 0)
-		close(p->gofd[1]);
+	static const char go[256];
+	int left = p->started;
+	ssize_t r;
+
+	if (p->gofd[1] < 0)
+		return;
+	*p->go_ns = mono_ns();
+	while (left > 0) {	/* one byte a worker; the pipe holds 64 KiB */
+		r = write(p->gofd[1], go, (size_t)(left < 256 ? left : 256));
+		if (r <= 0 && errno != EINTR)
+			break;
+		if (r > 0)
+			left -= (int)r;
+	}
+	close(p->gofd[1]);
 	p->gofd[1] = -1;
 }
 
@@ -125,37 +204,243 @@ pool_kill(struct pool *p, int sig)
 {
 	int i;
 
-	for (i = 0; i < p->n; i++)
-		if (p->pids[i] > 0)
+	for (i = 0; i < p->started; i++)
+		if (p->status[i] == -2)
 			kill(p->pids[i], sig);
 }
 
 void
-pool_join(struct pool *p, double hard_deadline)
+pool_join(struct pool *p, int64_t hard_deadline)
 {
 	sig_atomic_t seen = 0;
-	int killed = 0;
+	int i;
 
 	pool_go(p);
-	while (pool_alive(p) > 0) {
+	for (;;) {
 		if (g_stop != seen) {
 			seen = g_stop;
+			p->interrupted = 1;
 			pool_kill(p, SIGTERM);
 		}
-		if (!killed && hard_deadline > 0 && mono_s() > hard_deadline) {
-			warnx("workers still running at the deadline: killing them");
+		if (hard_deadline > 0 && !p->killed && mono_ns() >= hard_deadline) {
+			warnx("workers still running at the hard deadline: killing them");
 			pool_kill(p, SIGKILL);
-			killed = 1;
+			p->killed = 1;
 		}
-		sleep_ms(10);
+		if (pool_poll(p, p->killed ? 0 : hard_deadline))
+			break;
+	}
+	close(p->upfd[0]);
+	p->upfd[0] = -1;
+	for (i = 0; i < p->started; i++) {
+		int st;
+
+		while (waitpid(p->pids[i], &st, 0) == -1 && errno == EINTR)
+			;
+		p->status[i] = st;
 	}
 }
 
 void
 pool_free(struct pool *p)
 {
-	if (p->ready != NULL)
-		shm_free((void *)p->ready, sizeof(int));
+	if (p->go_ns != NULL)
+		shm_free(p->go_ns, sizeof(int64_t));
+	if (p->per_s != NULL)
+		shm_free(p->per_s, (size_t)p->n * (size_t)p->nsec * sizeof(uint32_t));
 	free(p->pids);
+	free(p->status);
 	memset(p, 0, sizeof(*p));
+}
+
+/* measurements ----------------------------------------------------------- */
+
+static void
+kind_add(struct errkind *kinds, uint64_t *other, const char *msg, uint64_t count, int64_t ns)
+{
+	int k;
+
+	for (k = 0; k < KINDS_MAX; k++) {
+		if (kinds[k].count == 0) {
+			snprintf(kinds[k].msg, sizeof(kinds[k].msg), "%s", msg);
+			kinds[k].first_ns = ns;
+		}
+		if (strcmp(kinds[k].msg, msg) == 0) {
+			kinds[k].count += count;
+			if (ns < kinds[k].first_ns)
+				kinds[k].first_ns = ns;
+			return;
+		}
+	}
+	*other += count;
+}
+
+void
+meas_msg(struct meas *m, const char *msg)
+{
+	m->errors++;
+	kind_add(m->kinds, &m->other, msg, 1, mono_ns());
+}
+
+void
+meas_note(struct meas *m, const char *what, int e)
+{
+	char msg[ERRLEN];
+
+	errmsg(msg, sizeof(msg), what, e);
+	meas_msg(m, msg);
+}
+
+void
+meas_ok(struct meas *m, int64_t t0, int64_t t1, const struct pool *p)
+{
+	int64_t k = (t1 - *p->go_ns) / 1000000000;
+
+	m->ops++;
+	m->end_ns = t1;
+	hist_add(&m->lat, (double)(t1 - t0) / 1e6);
+	if (k >= 0 && k < m->nsec)
+		m->per_s[k]++;
+}
+
+void
+meas_fail(struct meas *m, int64_t t0, int64_t t1, const char *what, int e)
+{
+	m->end_ns = t1;
+	hist_add(&m->elat, (double)(t1 - t0) / 1e6);
+	meas_note(m, what, e);
+}
+
+void
+meas_merge(struct meas *dst, const struct meas *src)
+{
+	dst->ops += src->ops;
+	dst->errors += src->errors;
+	if (src->end_ns > dst->end_ns)
+		dst->end_ns = src->end_ns;
+	hist_merge(&dst->lat, &src->lat);
+	hist_merge(&dst->elat, &src->elat);
+	meas_merge_kinds(dst, src);
+}
+
+void
+meas_merge_kinds(struct meas *dst, const struct meas *src)
+{
+	int k;
+
+	for (k = 0; k < KINDS_MAX && src->kinds[k].count; k++)
+		kind_add(dst->kinds, &dst->other, src->kinds[k].msg, src->kinds[k].count,
+		    src->kinds[k].first_ns);
+	dst->other += src->other;
+}
+
+const char *
+meas_first_error(const struct meas *m)
+{
+	const struct errkind *best = NULL;
+	int k;
+
+	for (k = 0; k < KINDS_MAX && m->kinds[k].count; k++)
+		if (best == NULL || m->kinds[k].first_ns < best->first_ns)
+			best = &m->kinds[k];
+	return best ? best->msg : NULL;
+}
+
+double
+pool_window_s(const struct pool *p, const struct meas *m)
+{
+	if (*p->go_ns == 0 || m->end_ns <= *p->go_ns)
+		return 0;
+	return (double)(m->end_ns - *p->go_ns) / 1e9;
+}
+
+/* "worker 3: killed by signal 9" for a lost worker i, or "" */
+static void
+worker_failure(const struct pool *p, int i, char *buf, size_t len)
+{
+	int st = p->status[i];
+
+	buf[0] = '\0';
+	if (st == -1)
+		snprintf(buf, len, "worker %d: not started: %s", i,
+		    p->fork_error[0] ? p->fork_error : "fork failed");
+	else if (st == -2)
+		snprintf(buf, len, "worker %d: not reaped", i);
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "worker %d: killed by signal %d%s", i, WTERMSIG(st),
+		    p->killed && WTERMSIG(st) == SIGKILL ? " at the hard deadline" : "");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		snprintf(buf, len, "worker %d: exited with status %d", i, WEXITSTATUS(st));
+}
+
+const char *
+pool_error(const struct pool *p, char *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		worker_failure(p, i, buf, len);
+		if (buf[0])
+			return buf;
+	}
+	return NULL;
+}
+
+void
+pool_json(struct jw *w, const struct pool *p, const struct meas *m)
+{
+	char buf[ERRLEN];
+	double win = pool_window_s(p, m);
+	struct rusage ru;
+	uint64_t sum;
+	int i, k, lost = 0, named = 0;
+
+	for (i = 0; i < p->n; i++) {
+		worker_failure(p, i, buf, sizeof(buf));
+		lost += buf[0] != '\0';
+	}
+	jw_int(w, "workers_started", p->started);
+	jw_int(w, "workers_lost", lost);
+	jw_arr(w, "worker_failures");	/* the first 16 */
+	for (i = 0; i < p->n && named < 16; i++) {
+		worker_failure(p, i, buf, sizeof(buf));
+		if (buf[0]) {
+			jw_item_str(w, buf);
+			named++;
+		}
+	}
+	jw_arr_end(w);
+	jw_bool(w, "interrupted", p->interrupted || g_stop);
+	jw_num(w, "window_s", win, 3);
+	jw_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
+	jw_arr(w, "per_s");
+	for (k = 0; k < p->nsec && *p->go_ns; k++) {
+		for (sum = 0, i = 0; i < p->started; i++)
+			sum += p->per_s[(size_t)i * (size_t)p->nsec + (size_t)k];
+		jw_item_int(w, (long long)sum);
+	}
+	jw_arr_end(w);
+	jw_lat(w, "lat_ms", &m->lat);
+	jw_hist(w, "hist", &m->lat);
+	jw_lat(w, "err_lat_ms", &m->elat);
+	jw_arr(w, "error_kinds");
+	for (k = 0; k < KINDS_MAX && m->kinds[k].count; k++) {
+		jw_item_obj(w);
+		jw_str(w, "error", m->kinds[k].msg);
+		jw_int(w, "count", (long long)m->kinds[k].count);
+		jw_num(w, "first_s", *p->go_ns ? (double)(m->kinds[k].first_ns - *p->go_ns) / 1e9 :
+		    NAN, 3);
+		jw_obj_end(w);
+	}
+	if (m->other) {
+		jw_item_obj(w);
+		jw_str(w, "error", "(other kinds)");
+		jw_int(w, "count", (long long)m->other);
+		jw_null(w, "first_s");
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	getrusage(RUSAGE_SELF, &ru);
+	jw_num(w, "parent_cpu_ms", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3, 1);
 }

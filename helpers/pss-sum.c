@@ -80,6 +80,8 @@ main(int argc, char *argv[])
 	}
 	if (kinds != 1 || optind != argc)
 		usage(usage_text, 0);
+	signals_install();
+	line_guard("pss-sum");
 	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0;
 	if (ok) {
 		source = t.kind == 'p' ? "proc" : strcmp(t.procs, t.cg2) == 0 ? "cgroup2" : "cgroup1";

@@ -64,7 +64,15 @@ target_parse(struct target *t, const char *s)
 	share = p + 1;
 	if (strchr(host, '@') != NULL)	/* user:pass@ stays off the command line */
 		return -1;
-	if ((port = strrchr(host, ':')) != NULL) {
+	if (*host == '[') {		/* [IPv6 address] */
+		if ((p = strchr(host, ']')) == NULL || p == host + 1)
+			return -1;
+		port = p[1] == ':' ? p + 1 : NULL;
+		if (p[1] != '\0' && p[1] != ':')
+			return -1;
+	} else
+		port = strrchr(host, ':');
+	if (port != NULL) {
 		char *end;
 		long v;
 
@@ -95,15 +103,18 @@ target_parse(struct target *t, const char *s)
 	return 0;
 }
 
-static size_t
-urlencode(char *d, size_t len, const char *s)
+/* %-encodes s into d; -1 when it does not fit in len */
+static int
+urlencode(char *d, size_t len, const char *s, size_t *used)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t o = 0;
 	unsigned char ch;
 
-	for (; *s && o + 4 < len; s++) {
+	for (; *s; s++) {
 		ch = (unsigned char)*s;
+		if (o + 4 > len)
+			return -1;
 		if (isalnum(ch) || strchr("-._~/!$&'()*+,=", ch) != NULL)
 			d[o++] = (char)ch;
 		else {
@@ -113,27 +124,62 @@ urlencode(char *d, size_t len, const char *s)
 		}
 	}
 	d[o] = '\0';
-	return o;
+	*used = o;
+	return 0;
 }
 
-void
+int
 target_url(const struct target *t, const char *extra, char *buf, size_t len)
 {
-	size_t o;
+	size_t o, n;
+	int r;
 
+	/*
+	 * libsmbclient takes the port after the host's first ':' and %-decodes the
+	 * host only after that: an IPv6 address goes without brackets, its colons
+	 * %-encoded (smb://%3A%3A1:4450/share).
+	 */
+	if (len < 7)
+		return -1;
+	memcpy(buf, "smb://", 7);
+	o = 6;
+	if (t->host[0] == '[') {
+		char inner[256];
+
+		snprintf(inner, sizeof(inner), "%.*s", (int)strlen(t->host) - 2, t->host + 1);
+		if (urlencode(buf + o, len - o, inner, &n) == -1)
+			return -1;
+		o += n;
+	} else {
+		if (o + strlen(t->host) + 1 > len)
+			return -1;
+		strcpy(buf + o, t->host);
+		o += strlen(t->host);
+	}
 	if (t->port)
-		o = (size_t)snprintf(buf, len, "smb://%s:%d/", t->host, t->port);
+		r = snprintf(buf + o, len - o, ":%d/", t->port);
 	else
-		o = (size_t)snprintf(buf, len, "smb://%s/", t->host);
-	if (o >= len)
-		return;
-	o += urlencode(buf + o, len - o, t->share);
-	if (t->path[0] && o + 1 < len) {
+		r = snprintf(buf + o, len - o, "/");
+	if (r < 0 || (size_t)r >= len - o)
+		return -1;
+	o += (size_t)r;
+	if (urlencode(buf + o, len - o, t->share, &n) == -1)
+		return -1;
+	o += n;
+	if (t->path[0]) {
+		if (o + 2 > len)
+			return -1;
 		buf[o++] = '/';
-		o += urlencode(buf + o, len - o, t->path);
+		if (urlencode(buf + o, len - o, t->path, &n) == -1)
+			return -1;
+		o += n;
 	}
-	if (extra != NULL && o + 1 < len) {
+	if (extra != NULL) {
+		if (o + 2 > len)
+			return -1;
 		buf[o++] = '/';
-		urlencode(buf + o, len - o, extra);
+		if (urlencode(buf + o, len - o, extra, &n) == -1)
+			return -1;
 	}
+	return 0;
 }
