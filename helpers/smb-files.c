@@ -18,6 +18,7 @@
 #include "creds.h"
 #include "hist.h"
 #include "json.h"
+#include "meas.h"
 #include "pool.h"
 #include "smbctx.h"
 #include "target.h"
