@@ -1,5 +1,5 @@
 /*
- * pool.h - worker pools and what they measure.
+ * pool.h - worker pools.
  *
  * pool_start forks n workers that share anonymous shared memory with the
  * parent (allocate it with shm_alloc before). A worker says it is ready with
