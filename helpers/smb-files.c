@@ -79,8 +79,8 @@ static const char usage_text[] =
 "first delete to the last, over the workers that deleted something. Hard\n"
 "deadline: a worker stops deleting 2 * -d + 15 s after the workers were\n"
 "released (what is left is counted); workers alive 10 s later are killed.\n"
-"The top-level window_s, rate_per_s, per_s, lat_ms and hist are the create\n"
-"phase's (create.rate_per_s and create.lat_ms repeat them).\n"
+"The top-level ops, errors, window_s, rate_per_s, per_s, lat_ms and hist are\n"
+"the create phase's (create.ops, create.rate_per_s, create.lat_ms repeat them).\n"
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
@@ -374,6 +374,8 @@ main(int argc, char *argv[])
 	jw_head(&w, "smb-files", ok, error);
 	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
 	jw_int(&w, "workers", workers);
+	jw_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
+	jw_int(&w, "errors", (long long)cm.errors);
 	phase(&w, "create", &cm, *p.go_ns, cm.end_ns);
 	phase(&w, "delete", &dm, ds, de);
 	jw_int(&w, "files_per_folder", (long long)perdir);

@@ -285,7 +285,7 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(30)' "$silent"
 }
 
 @test "histogram buckets count past 2^32 when merged" {
-  run make -s -C "$KIT_ROOT/helpers" check
+  run make -s -C "$H" check
   assert_success
   assert_output --partial "test-hist: buckets count past 2^32: ok"
 }
