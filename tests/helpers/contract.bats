@@ -103,6 +103,28 @@ anon() {
   export SMB_USER=nobody SMB_PASSWORD=not-a-secret
 }
 
+@test "every key of every helper's line is in docs/CONTRACTS.md section 3" {
+  local port key missing=''
+  anon
+  port=$(closed)
+  {
+    "$H/smb-wait-login" -t 1 "//127.0.0.1:$port/s"
+    "$H/smb-login-storm" -w 1 -d 1 "//127.0.0.1:$port/s"
+    "$H/smb-files" -w 1 -d 1 "//127.0.0.1:$port/s"
+    "$H/smb-readers" -c 1 -d 1 "//127.0.0.1:$port/s/f"
+    "$H/smb-hold" -n 1 "//127.0.0.1:$port/s" </dev/null
+    "$H/cgcpu" -p $$
+    "$H/pss-sum" -p $$
+  } >"$BATS_TEST_TMPDIR/lines" 2>/dev/null || true
+  assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/lines")" 7
+  awk '/^## 3\./ { on = 1; next } /^## / { on = 0 } on' "$KIT_ROOT/docs/CONTRACTS.md" >"$BATS_TEST_TMPDIR/c3"
+  for key in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | .[]' \
+    "$BATS_TEST_TMPDIR/lines" | sort -u); do
+    grep -qE "[\`{,\"]${key}[\`},:\"]" "$BATS_TEST_TMPDIR/c3" || missing+=" $key"
+  done
+  [[ -z $missing ]] || fail "keys missing from CONTRACTS.md section 3:$missing"
+}
+
 @test "started with SIGCHLD ignored, a helper resets its signals and prints its one line" {
   anon
   run --separate-stderr env --ignore-signal=CHLD timeout 20 "$H/smb-login-storm" -w 1 -d 1 \
