@@ -82,7 +82,7 @@ bench_case() {
     login.helper)
       read -r cu su < <(bench_measured "$out" "$H/smb-login-storm" -A "$SMBD_CREDS" -w "$workers" \
         -d "$seconds" "//$ADDR/perf")
-      name=smb-login-storm ops=$(jq .ops "$out") dur=$(jq .duration_s "$out")
+      name=smb-login-storm ops=$(jq .ops "$out") dur=$(jq .window_s "$out")
       ;;
     login.python)
       read -r cu su < <(bench_measured "$out" "$PY" "$pycode" login "$workers" "$seconds" "$pyconf" \
@@ -105,7 +105,7 @@ bench_case() {
     read.helper)
       read -r cu su < <(bench_measured "$out" "$H/smb-readers" -A "$SMBD_CREDS" -c "$clients" \
         -d "$seconds" "//$ADDR/perf/data.0")
-      name="smb-readers (4 KiB)" ops=$(jq .ops "$out") dur=$(jq '.ops / .rate_per_s' "$out")
+      name="smb-readers (4 KiB)" ops=$(jq .ops "$out") dur=$(jq .window_s "$out")
       ;;
     read.python)
       read -r cu su < <(bench_measured "$out" "$PY" "$pycode" read "$clients" "$seconds" "$pyconf" \

@@ -1,19 +1,12 @@
 /*
- * cgcpu - CPU time used by a systemd unit, a cgroup or a process tree
- *
- * cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]
- *
- * Sources, first that fits: cgroup v2 cpu.stat (usage_usec, user_usec,
- * system_usec), cgroup v1 cpuacct.usage (ns; cpuacct.usage_user/_sys or
- * cpuacct.stat for the split), or for -p the utime+stime+cutime+cstime of the
- * process and its descendants in /proc (cutime/cstime hold the reaped
- * children). With a command: runs it and reports what the target used while
- * it ran, plus the command's exit status (128+N when killed by signal N).
+ * cgcpu - CPU time used by a cgroup or a process tree
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <sys/wait.h>
 
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -21,19 +14,31 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "cgtarget.h"
+#include "json.h"
 
 struct cpu {
 	double	cpu, user, sys;		/* microseconds; user/sys NAN when unknown */
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: cgcpu [-h] (-g cgroup_dir | -p pid | -u unit) [-- command [arg ...]]\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: cgcpu [-h] (-g cgroup_dir | -p pid) [-- command [arg ...]]\n"
+"CPU time used by a cgroup or a process tree, microseconds.\n"
+"  -g cgroup_dir   a cgroup directory, absolute or relative to the cgroup2\n"
+"                  mount (then to the cgroup v1 cpuacct mount); its file\n"
+"                  system type decides: cgroup2 cpu.stat, or cgroup v1\n"
+"                  cpuacct.usage (no default: -g or -p is needed)\n"
+"  -h              print this help and exit\n"
+"  -p pid          the process and its descendants from /proc: utime + stime\n"
+"                  + cutime + cstime (no default); a child that exits while\n"
+"                  the tree is read can be missed, which the line says in\n"
+"                  \"caveat\": prefer -g\n"
+"  -- command      run the command, then report what the target used while\n"
+"                  it ran and the command's exit status (128+N when killed by\n"
+"                  signal N); default: the target's total so far\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 /* value of a "key N" line (cpu.stat, cpuacct.stat), or of the one number (key NULL) */
 static int
@@ -127,7 +132,11 @@ measure(const struct tgt *t, const char **source, struct cpu *c, char *msg, size
 			c->sys = v * 1e6 / (double)sysconf(_SC_CLK_TCK);
 		return 0;
 	}
-	snprintf(msg, len, "no cpu.stat or cpuacct.usage in '%.200s'", t->procs);
+	if (t->cg2[0])
+		snprintf(msg, len, "no usage_usec in '%.200s/cpu.stat'", t->cg2);
+	else
+		snprintf(msg, len, "cgroup v1 directory '%.150s' has no cpuacct.usage, and no "
+		    "cpuacct hierarchy has the same path", t->procs);
 	return -1;
 }
 
@@ -139,7 +148,7 @@ run(char **cmd)
 
 	fflush(NULL);
 	if ((pid = fork()) == -1)
-		err(1, "fork");
+		fatal("cannot run '%s': fork: %s", cmd[0], strerror(errno));
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -154,7 +163,7 @@ run(char **cmd)
 		if (r == pid)
 			break;
 		if (r == -1 && errno != EINTR)
-			err(1, "waitpid");
+			fatal("waitpid: %s", strerror(errno));
 		if (g_stop)		/* pass the signal on; the line comes after it ends */
 			kill(pid, SIGTERM);
 		g_stop = 0;
@@ -175,23 +184,23 @@ main(int argc, char *argv[])
 	double start;
 
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "+g:hp:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "+g:hp:")) != -1) {
 		switch (ch) {
 		case 'g':
 		case 'p':
-		case 'u':
 			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;
-		case 'h': usage(1); break;
-		default: usage(0);
+		case 'h': usage(usage_text, 1); break;
+		default: usage(usage_text, 0);
 		}
 	}
 	if (kinds != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (optind < argc)
 		cmd = argv + optind;
 	signals_install();
+	line_guard("cgcpu");
 	start = mono_s();
 	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0 &&
 	    measure(&t, &source, &a, msg, sizeof(msg)) == 0;
@@ -207,6 +216,9 @@ main(int argc, char *argv[])
 	jw_num(&w, "duration_s", mono_s() - start, 3);
 	jw_str(&w, "source", source);
 	jw_str(&w, "target", tname);
+	jw_str(&w, "caveat", source != NULL && strcmp(source, "proc") == 0 ?
+	    "a process tree read from /proc: the CPU of a child that exits while the "
+	    "tree is read can be missed or counted twice; a cgroup (-g) has no such gap" : NULL);
 	jw_num(&w, "cpu_us", ok ? a.cpu : NAN, 0);
 	jw_num(&w, "user_us", ok ? a.user : NAN, 0);
 	jw_num(&w, "system_us", ok ? a.sys : NAN, 0);

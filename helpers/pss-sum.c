@@ -1,27 +1,31 @@
 /*
- * pss-sum - PSS and RSS summed over a unit, a cgroup or a process tree
- *
- * pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)
- *
- * Members: cgroup.procs of the cgroup and its descendants, or the process and
- * its descendants. Reads Pss and Rss (kB) from /proc/PID/smaps_rollup;
- * processes that end meanwhile are skipped, kernel threads count with 0.
+ * pss-sum - PSS and RSS summed over a cgroup or a process tree
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "cgtarget.h"
+#include "json.h"
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr, "usage: pss-sum [-h] (-g cgroup_dir | -p pid | -u unit)\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: pss-sum [-h] (-g cgroup_dir | -p pid)\n"
+"PSS and RSS, kB, summed from /proc/PID/smaps_rollup over the members of a\n"
+"cgroup and its descendant cgroups, or of a process and its descendants;\n"
+"processes that end meanwhile are skipped, kernel threads count 0.\n"
+"  -g cgroup_dir   a cgroup directory, absolute or relative to the cgroup2\n"
+"                  mount (then to the cgroup v1 cpuacct mount) (no default:\n"
+"                  -g or -p is needed)\n"
+"  -h              print this help and exit\n"
+"  -p pid          the process and its descendants (no default)\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 /* 0 read, -1 gone, -2 not allowed */
 static int
@@ -63,20 +67,21 @@ main(int argc, char *argv[])
 	double start = mono_s();
 
 	memset(&t, 0, sizeof(t));
-	while ((ch = getopt(argc, argv, "g:hp:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:hp:")) != -1) {
 		switch (ch) {
 		case 'g':
 		case 'p':
-		case 'u':
 			tgt_option(&t, ch, optarg);
 			kinds++;
 			break;
-		case 'h': usage(1); break;
-		default: usage(0);
+		case 'h': usage(usage_text, 1); break;
+		default: usage(usage_text, 0);
 		}
 	}
 	if (kinds != 1 || optind != argc)
-		usage(0);
+		usage(usage_text, 0);
+	signals_install();
+	line_guard("pss-sum");
 	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0;
 	if (ok) {
 		source = t.kind == 'p' ? "proc" : strcmp(t.procs, t.cg2) == 0 ? "cgroup2" : "cgroup1";

@@ -1,17 +1,10 @@
 /*
  * smb-files - create small files as fast as possible, then delete them all
- *
- * smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder
- *
- * Each worker is a process with its own connection and its own folder
- * (target_folder/smb-files.PID.N). For -d seconds it creates files: create +
- * write -s KiB + close, one at a time. Then it deletes every file and the
- * folder (signals are blocked then, so the delete phase always completes),
- * counts what is left, and reports create and delete rates.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -21,24 +14,29 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "meas.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
-#define TIMEOUT_MS	5000
+#define TIMEOUT_MS	5000	/* every SMB request */
+#define READY_S		10	/* set-up time the workers get */
 #define MAX_FAIL_RUN	10	/* consecutive delete failures that end the delete phase */
 
 struct slot {
-	uint64_t	ops;		/* files created, written and closed */
-	uint64_t	errors;
 	uint64_t	made;		/* files that exist (the open succeeded) */
-	uint64_t	deleted;
-	uint64_t	del_errors;
 	uint64_t	left;
 	uint64_t	swept;		/* removed by the final sweep */
 	int		folder;		/* the folder was made */
 	int		checked;	/* left was counted on the server */
-	int64_t		cr_start, cr_end, del_start, del_end;
-	struct firsterr	fe;
-	struct hist	lat;
+	int		cut;		/* the delete phase stopped at the hard deadline */
+	int64_t		del_start, del_end;	/* 0: deleted nothing */
+	struct meas	cm;		/* create phase */
+	struct meas	dm;		/* delete phase */
 };
 
 struct run {
@@ -50,22 +48,44 @@ struct run {
 	struct slot	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-files [-h] [-A file] [-d seconds] [-s KiB] [-w workers] target_folder\n"
+"Workers, each with its own connection and its own folder\n"
+"target_folder/smb-files.PID.N, create files (create + write -s KiB + close,\n"
+"one at a time) for -d s, then delete them all and their folders (signals\n"
+"are blocked then, so the delete phase completes), and count what is left.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+"  -d seconds      length of the create phase, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  -s KiB          bytes written into each file, KiB (default 4)\n"
+"  -w workers      worker processes (default 8)\n"
+"  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n"
+"counts the operations that ended in second k of the window (the first -d\n"
+"seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"
+"The create rate is over the create window; the delete window runs from the\n"
+"first delete to the last, over the workers that deleted something. Hard\n"
+"deadline: a worker stops deleting 2 * -d + 15 s after the workers were\n"
+"released (what is left is counted); workers alive 10 s later are killed.\n"
+"The top-level ops, errors, window_s, rate_per_s, per_s, lat_ms and hist are\n"
+"the create phase's (create.ops, create.rate_per_s, create.lat_ms repeat them).\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
-static void
-slot_error(struct slot *s, uint64_t *counter, const char *what, int e)
-{
-	(*counter)++;
-	firsterr_note(&s->fe, what, e);
-}
 
-static void
+static int
 file_url(const struct run *r, int i, uint64_t n, char *buf, size_t len)
 {
 	char rel[128];
@@ -75,40 +95,40 @@ file_url(const struct run *r, int i, uint64_t n, char *buf, size_t len)
 	else
 		snprintf(rel, sizeof(rel), "smb-files.%d.%d/f%07llu", (int)r->parent, i,
 		    (unsigned long long)n);
-	target_url(&r->t, rel, buf, len);
+	return target_url(&r->t, rel, buf, len);
 }
 
+/* one create + write + close; 0 done, -1 failed with *what and errno in *e */
 static int
-create_one(SMBCCTX *ctx, struct slot *s, const char *url, const char *buf, size_t len)
+create_one(SMBCCTX *ctx, struct slot *s, const char *url, const char *buf, size_t len,
+    const char **what, int *e)
 {
 	SMBCFILE *f;
 	size_t off = 0;
 	ssize_t n;
-	int e, rc = 0;
+	int rc = 0;
 
 	f = smbc_getFunctionOpen(ctx)(ctx, url, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	if (f == NULL) {
-		if (!g_stop)
-			slot_error(s, &s->errors, "create", errno);
+		*what = "create";
+		*e = errno;
 		return -1;
 	}
 	s->made++;
 	while (off < len) {
 		n = smbc_getFunctionWrite(ctx)(ctx, f, buf + off, len - off);
 		if (n <= 0) {
-			e = errno;
-			if (!g_stop)
-				slot_error(s, &s->errors, "write", e);
-			rc = 1;
+			*what = "write";
+			*e = errno;
+			rc = -1;
 			break;
 		}
 		off += (size_t)n;
 	}
 	if (smbc_getFunctionClose(ctx)(ctx, f) != 0 && rc == 0) {
-		e = errno;
-		if (!g_stop)
-			slot_error(s, &s->errors, "close", e);
-		rc = 1;
+		*what = "close";
+		*e = errno;
+		rc = -1;
 	}
 	return rc;
 }
@@ -169,16 +189,19 @@ worker(struct pool *p, int i, void *arg)
 	struct run *r = arg;
 	struct slot *s = &r->slots[i];
 	SMBCCTX *ctx;
-	char dirurl[4096], url[4096], *buf = NULL;
+	char dirurl[4096], url[4096], *buf = NULL, msg[ERRLEN];
 	size_t len = (size_t)r->kib * 1024;
-	int64_t t0, deadline;
+	int64_t t0, t1, deadline, hard;
 	uint64_t n, fails = 0;
+	const char *what = NULL;
 	sigset_t block;
-	int rc;
+	int rc, e = 0, go;
 
-	hist_init(&s->lat);
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg))) == NULL) {
-		s->errors++;
+	pool_meas(p, i, &s->cm);
+	hist_init(&s->dm.lat);
+	hist_init(&s->dm.elat);
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL) {
+		meas_msg(&s->cm, msg);
 		pool_ready(p);
 		return 0;
 	}
@@ -186,47 +209,53 @@ worker(struct pool *p, int i, void *arg)
 	if (smbc_getFunctionMkdir(ctx)(ctx, dirurl, 0755) == 0)
 		s->folder = 1;
 	else
-		slot_error(s, &s->errors, "mkdir", errno);
+		meas_note(&s->cm, "mkdir", errno);
 	if ((buf = malloc(len ? len : 1)) != NULL)
 		memset(buf, 'x', len);
 	pool_ready(p);
-	if (pool_wait_go(p) == 0 && s->folder && buf != NULL) {
-		s->cr_start = t0 = mono_ns();
-		deadline = t0 + (int64_t)r->seconds * 1000000000;
+	go = pool_wait_go(p) == 0;
+	hard = (*p->go_ns ? *p->go_ns : mono_ns()) + (2 * r->seconds + 15) * 1000000000LL;
+	if (go && s->folder && buf != NULL) {
+		deadline = *p->go_ns + (int64_t)r->seconds * 1000000000;
 		while (!g_stop && (t0 = mono_ns()) < deadline) {
 			file_url(r, i, s->made, url, sizeof(url));
-			rc = create_one(ctx, s, url, buf, len);
-			if (rc == 0) {
-				hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
-				s->ops++;
-			} else if (rc < 0 && !g_stop)
+			rc = create_one(ctx, s, url, buf, len, &what, &e);
+			t1 = mono_ns();
+			if (rc == 0)
+				meas_ok(&s->cm, t0, t1, p);
+			else if (!g_stop) {
+				meas_fail(&s->cm, t0, t1, what, e);
 				sleep_ms(10);
+			}
 		}
-		s->cr_end = mono_ns();
 	}
 	free(buf);
 
-	/* delete everything, whatever signals come now */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	/* delete everything, whatever signals come now, until the hard deadline */
+	signals_stop_set(&block);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	s->del_start = mono_ns();
 	for (n = 0; n < s->made && fails < MAX_FAIL_RUN; n++) {
+		if ((t0 = mono_ns()) >= hard) {
+			s->cut = 1;
+			break;
+		}
+		if (s->del_start == 0)
+			s->del_start = t0;
 		file_url(r, i, n, url, sizeof(url));
-		if (smbc_getFunctionUnlink(ctx)(ctx, url) == 0) {
-			s->deleted++;
+		rc = smbc_getFunctionUnlink(ctx)(ctx, url);
+		e = errno;
+		s->del_end = t1 = mono_ns();
+		if (rc == 0) {
+			meas_ok(&s->dm, t0, t1, p);
 			fails = 0;
 		} else {
-			slot_error(s, &s->del_errors, "delete", errno);
+			meas_fail(&s->dm, t0, t1, "delete", e);
 			fails++;
 		}
 	}
-	s->del_end = mono_ns();
-	if (s->folder) {
+	if (s->folder && mono_ns() < hard) {
 		rc = smbc_getFunctionRmdir(ctx)(ctx, dirurl);
-		if (rc != 0 && (s->swept = sweep(ctx, r, i, dirurl)) > 0) {
+		if (rc != 0 && mono_ns() < hard && (s->swept = sweep(ctx, r, i, dirurl)) > 0) {
 			warnx("worker %d: removed %llu files it had not counted", i,
 			    (unsigned long long)s->swept);
 			rc = smbc_getFunctionRmdir(ctx)(ctx, dirurl);
@@ -235,26 +264,29 @@ worker(struct pool *p, int i, void *arg)
 			s->left = 0;
 			s->checked = 1;
 		} else {
-			slot_error(s, &s->del_errors, "rmdir", errno);
-			count_left(ctx, s, dirurl);
+			meas_note(&s->dm, "rmdir", errno);
+			if (mono_ns() < hard)
+				count_left(ctx, s, dirurl);
 		}
-	} else
+	} else if (s->folder)
+		s->cut = 1;
+	else
 		s->checked = 1;
 	ctx_free(ctx);
 	return 0;
 }
 
 static void
-phase(struct jw *w, const char *key, uint64_t ops, uint64_t errors, double dur,
-    const struct hist *lat)
+phase(struct jw *w, const char *key, const struct meas *m, int64_t start, int64_t end)
 {
+	double dur = start > 0 && end > start ? (double)(end - start) / 1e9 : 0;
+
 	jw_obj(w, key);
-	jw_int(w, "ops", (long long)ops);
-	jw_int(w, "errors", (long long)errors);
-	jw_num(w, "rate_per_s", dur > 0 ? (double)ops / dur : 0, 1);
+	jw_int(w, "ops", (long long)m->ops);
+	jw_int(w, "errors", (long long)m->errors);
+	jw_num(w, "rate_per_s", dur > 0 ? (double)m->ops / dur : 0, 1);
 	jw_num(w, "duration_s", dur, 3);
-	if (lat != NULL)
-		jw_lat(w, "lat_ms", lat);
+	jw_lat(w, "lat_ms", &m->lat);
 	jw_obj_end(w);
 }
 
@@ -263,15 +295,14 @@ main(int argc, char *argv[])
 {
 	struct run r;
 	struct pool p;
-	struct hist lat;
+	struct meas cm, dm, kinds;
 	struct jw w;
 	const char *cfile = NULL, *error = NULL;
-	const struct firsterr *fe = NULL;
+	char perr[ERRLEN], probe[4096];
 	long workers = 8;
-	uint64_t ops = 0, errors = 0, deleted = 0, del_errors = 0, made = 0, left = 0, perdir = 0;
-	int64_t cs = 0, ce = 0, ds = 0, de = 0;
-	double start, dur;
-	int ch, i, ok;
+	uint64_t left = 0, perdir = 0;
+	int64_t ds = 0, de = 0;
+	int ch, i, ok, cut = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.seconds = 10;
@@ -280,68 +311,78 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 's': r.kib = opt_num('s', optarg, 0, 1024 * 1024); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&r.t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
 		    "//host[:port]/share[/folder]", argv[optind]);
-	creds_load(&r.c, cfile);
 	r.parent = getpid();
+	/* the longest URL a worker makes must fit */
+	if (file_url(&r, (int)workers, UINT64_MAX - 1, probe, sizeof(probe)) == -1)
+		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
+	creds_load(&r.c, cfile);
 	signals_install();
+	line_guard("smb-files");
 	client_home_setup();
 
 	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
-	start = mono_s();
-	pool_start(&p, (int)workers, worker, &r);
-	pool_wait_ready(&p, 10);
-	pool_join(&p, 0);	/* the delete phase has no fixed length; each step is bounded */
-	dur = mono_s() - start;
+	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
 	creds_wipe(&r.c);
+	pool_wait_ready(&p, READY_S);
+	if (p.ready == p.started)
+		client_home_remove();
+	pool_go(&p);
+	pool_join(&p, *p.go_ns + (2 * r.seconds + 15 + 10) * 1000000000LL);
 
-	hist_init(&lat);
+	memset(&cm, 0, sizeof(cm));
+	hist_init(&cm.lat);
+	hist_init(&cm.elat);
+	dm = cm;
 	for (i = 0; i < (int)workers; i++) {
 		struct slot *s = &r.slots[i];
 
-		ops += s->ops;
-		errors += s->errors;
-		made += s->made;
-		deleted += s->deleted;
-		del_errors += s->del_errors;
-		left += s->checked ? s->left : s->made - s->deleted + (uint64_t)s->folder;
+		meas_merge(&cm, &s->cm);
+		meas_merge(&dm, &s->dm);
+		if (i >= p.started || WIFSIGNALED(p.status[i]) || !s->checked)
+			left += s->made - s->dm.ops + (uint64_t)s->folder;	/* not counted */
+		else
+			left += s->left;
 		if (s->made > perdir)
 			perdir = s->made;
-		hist_merge(&lat, &s->lat);
-		if (s->cr_start && (cs == 0 || s->cr_start < cs))
-			cs = s->cr_start;
-		if (s->cr_end > ce)
-			ce = s->cr_end;
 		if (s->del_start && (ds == 0 || s->del_start < ds))
 			ds = s->del_start;
 		if (s->del_end > de)
 			de = s->del_end;
-		fe = firsterr_earlier(fe, &s->fe);
+		cut |= s->cut;
 	}
-	if (fe != NULL)
-		error = fe->msg;
-	if (p.n < workers && error == NULL)
-		error = "could not start every worker";
-	ok = ops > 0 && left == 0 && deleted == made;
+	kinds = cm;
+	meas_merge_kinds(&kinds, &dm);
+	error = pool_error(&p, perr, sizeof(perr));
+	if (error == NULL && cut)
+		error = "the delete phase stopped at the hard deadline";
+	if (error == NULL)
+		error = meas_first_error(&kinds);
+	ok = cm.ops > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
 	if (!ok && error == NULL)
 		error = left ? "files left behind" : "no file created";
 	jw_head(&w, "smb-files", ok, error);
-	jw_num(&w, "duration_s", dur, 3);
+	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
 	jw_int(&w, "workers", workers);
-	phase(&w, "create", ops, errors, ce > cs ? (double)(ce - cs) / 1e9 : 0, &lat);
-	phase(&w, "delete", deleted, del_errors, de > ds ? (double)(de - ds) / 1e9 : 0, NULL);
+	jw_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
+	jw_int(&w, "errors", (long long)cm.errors);
+	phase(&w, "create", &cm, *p.go_ns, cm.end_ns);
+	phase(&w, "delete", &dm, ds, de);
 	jw_int(&w, "files_per_folder", (long long)perdir);
 	jw_int(&w, "left_behind", (long long)left);
-	jw_str(&w, "first_error", error);
+	jw_bool(&w, "delete_cut", cut);
+	pool_json(&w, &p, &kinds);
+	jw_str(&w, "first_error", meas_first_error(&kinds));
 	jw_end(&w);
 	pool_free(&p);
 	shm_free(r.slots, (size_t)workers * sizeof(struct slot));

@@ -1,20 +1,12 @@
 /*
  * smb-hold - hold many connections, each with one open file
- *
- * smb-hold [-h] [-A file] [-n connections] target_folder
- *
- * Opens -n connections (default 200) one after another from this one process,
- * each with its own context and one open file target_folder/smb-hold.PID.N.
- * Prints its line once all are held (or as many as could be), then waits for
- * SIGTERM, SIGINT or end of stdin, then closes and removes its files.
- * Raises its own open-file limit as far as it can, and says so when that is
- * not far enough.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <sys/resource.h>
 
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "json.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define TIMEOUT_MS	5000
 #define FD_SPARE	64
@@ -33,13 +29,27 @@ struct conn {
 	char		url[4096];
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-hold [-h] [-A file] [-n connections] target_folder\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-hold [-h] [-A file] [-n connections] target_folder\n"
+"Opens -n connections one after another from this one process, each with its\n"
+"own context and one open file target_folder/smb-hold.PID.N; prints its line\n"
+"once all are held (or as many as could be), then holds them until SIGTERM,\n"
+"SIGINT or end of stdin, then closes and removes its files. Raises its own\n"
+"open-file limit as far as it can and says so when that is not far enough.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+"  -h              print this help and exit\n"
+"  -n connections  connections to hold (default 200)\n"
+"  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+"Give it a pipe or a FIFO as stdin, not /dev/null, unless it should let go\n"
+"at once. Each connect and open times out after 5 s.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static long
 raise_fd_limit(long n)
@@ -102,7 +112,7 @@ main(int argc, char *argv[])
 	struct conn *cs;
 	struct jw w;
 	const char *cfile = NULL;
-	char rel[128], first[ERRLEN] = "", msg[ERRLEN];
+	char rel[128], first[ERRLEN] = "", msg[ERRLEN], cs0url[4096];
 	long n = 200, i, held = 0, errors = 0, fdlim;
 	double start, dur;
 	sigset_t block;
@@ -111,22 +121,26 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "A:hn:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'n': n = opt_num('n', optarg, 1, 100000); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share[/folder] or "
 		    "//host[:port]/share[/folder]", argv[optind]);
+	snprintf(rel, sizeof(rel), "smb-hold.%d.%ld", (int)getpid(), n);
+	if (target_url(&t, rel, cs0url, sizeof(cs0url)) == -1)
+		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&c, cfile);
 	signals_install();
+	line_guard("smb-hold");
 	client_home_setup();
 	fdlim = raise_fd_limit(n);
 	if ((cs = calloc((size_t)n, sizeof(*cs))) == NULL)
-		err(1, "calloc");
+		fatal("cannot allocate %ld connections: %s", n, strerror(errno));
 
 	start = mono_s();
 	for (i = 0; i < n && !g_stop; i++) {
@@ -152,6 +166,7 @@ main(int argc, char *argv[])
 		held++;
 	}
 	dur = mono_s() - start;
+	client_home_remove();	/* every context is made */
 	ok = held > 0;
 	if (!ok && first[0] == '\0')
 		snprintf(first, sizeof(first), "stopped before the first connection");
@@ -163,6 +178,7 @@ main(int argc, char *argv[])
 	jw_int(&w, "errors", errors);
 	jw_str(&w, "first_error", first[0] ? first : NULL);
 	jw_int(&w, "fd_limit", fdlim);
+	jw_bool(&w, "interrupted", g_stop != 0);
 	jw_end(&w);
 	stdout_close();
 

@@ -1,82 +1,91 @@
 /*
  * smb-login-storm - workers that log in and out as fast as they can
- *
- * smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target
- *
- * Each worker is a process with its own context; one op is a full login (new
- * TCP connection, negotiate, NTLMv2 session setup, tree connect, one stat)
- * followed by dropping the connection (tree disconnect, close).
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "meas.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
-#define TIMEOUT_MS	5000
-
-struct slot {
-	uint64_t	ops;
-	uint64_t	errors;
-	struct firsterr	fe;
-	struct hist	lat;
-};
+#define TIMEOUT_MS	5000	/* every SMB request */
+#define READY_S		10	/* set-up time the workers get */
 
 struct run {
 	struct creds	c;
 	char		url[4096];
 	long		seconds;
-	struct slot	*slots;
+	struct meas	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
-
-static void
-slot_error(struct slot *s, const char *what, int e)
-{
-	s->errors++;
-	firsterr_note(&s->fe, what, e);
-}
+static const char usage_text[] =
+"usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n"
+"Workers log in and out as fast as they can; a login is a new TCP connection,\n"
+"negotiate, NTLMv2 session setup, tree connect and one stat, then the\n"
+"connection is dropped (tree disconnect, close).\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+"  -d seconds      length of the measured window, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  -w workers      worker processes, each with its own client context\n"
+"                  (default 8)\n"
+"  target          //host[:port]/share (a path after the share is ignored)\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n"
+"counts the operations that ended in second k of the window (the first -d\n"
+"seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static int
 worker(struct pool *p, int i, void *arg)
 {
 	struct run *r = arg;
-	struct slot *s = &r->slots[i];
+	struct meas *m = &r->slots[i];
+	char msg[ERRLEN];
 	SMBCCTX *ctx;
-	int64_t t0, deadline;
+	int64_t t0, t1, deadline;
 	int rc, e;
 
-	hist_init(&s->lat);
-	ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg));
-	if (ctx == NULL)
-		s->errors++;
+	pool_meas(p, i, m);
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
+		meas_msg(m, msg);
 	pool_ready(p);
 	if (pool_wait_go(p) == -1 || ctx == NULL) {
 		ctx_free(ctx);
 		return 0;
 	}
-	deadline = mono_ns() + (int64_t)r->seconds * 1000000000;
+	deadline = *p->go_ns + (int64_t)r->seconds * 1000000000;
 	while (!g_stop && (t0 = mono_ns()) < deadline) {
 		rc = smb_login(ctx, r->url);
 		e = errno;
-		if (rc == 0)
-			hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
+		t1 = mono_ns();		/* the latency is the login's; the disconnect follows */
 		ctx_purge(ctx);
 		if (rc == 0)
-			s->ops++;
+			meas_ok(m, t0, t1, p);
 		else if (!g_stop) {
-			slot_error(s, "login", e);
+			meas_fail(m, t0, t1, "login", e);
 			sleep_ms(10);
 		}
 	}
@@ -90,14 +99,12 @@ main(int argc, char *argv[])
 	struct run r;
 	struct target t;
 	struct pool p;
-	struct hist lat;
+	struct meas all;
 	struct jw w;
-	const char *cfile = NULL, *error = NULL;
-	const struct firsterr *fe = NULL;
+	const char *cfile = NULL, *error;
+	char perr[ERRLEN];
 	long workers = 8;
-	uint64_t ops = 0, errors = 0;
-	double start, dur;
-	int ch, i;
+	int ch, i, ok;
 
 	memset(&r, 0, sizeof(r));
 	r.seconds = 10;
@@ -105,54 +112,52 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
 		    argv[optind]);
-	creds_load(&r.c, cfile);
 	t.path[0] = '\0';	/* a login is to the share */
-	target_url(&t, NULL, r.url, sizeof(r.url));
+	if (target_url(&t, NULL, r.url, sizeof(r.url)) == -1)
+		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
+	creds_load(&r.c, cfile);
 	signals_install();
+	line_guard("smb-login-storm");
 	client_home_setup();
 
-	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
-	pool_start(&p, (int)workers, worker, &r);
-	pool_wait_ready(&p, 10);
-	start = mono_s();
-	pool_join(&p, start + (double)r.seconds + TIMEOUT_MS / 1000.0 + 5);
-	dur = mono_s() - start;
-	creds_wipe(&r.c);
+	r.slots = shm_alloc((size_t)workers * sizeof(struct meas));
+	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
+	creds_wipe(&r.c);	/* the workers have their copy */
+	pool_wait_ready(&p, READY_S);
+	if (p.ready == p.started)
+		client_home_remove();	/* every context is made */
+	pool_go(&p);
+	pool_join(&p, *p.go_ns + (r.seconds + TIMEOUT_MS / 1000 * 2 + 5) * 1000000000LL);
 
-	hist_init(&lat);
-	for (i = 0; i < (int)workers; i++) {
-		struct slot *s = &r.slots[i];
-
-		ops += s->ops;
-		errors += s->errors;
-		hist_merge(&lat, &s->lat);
-		fe = firsterr_earlier(fe, &s->fe);
-	}
-	if (fe != NULL)
-		error = fe->msg;
-	if (p.n < workers && error == NULL)
-		error = "could not start every worker";
-	jw_head(&w, "smb-login-storm", ops > 0, error ? error : "no login succeeded");
-	jw_num(&w, "duration_s", dur, 3);
+	memset(&all, 0, sizeof(all));
+	hist_init(&all.lat);
+	hist_init(&all.elat);
+	for (i = 0; i < (int)workers; i++)
+		meas_merge(&all, &r.slots[i]);
+	error = pool_error(&p, perr, sizeof(perr));
+	ok = all.ops > 0 && error == NULL;
+	if (error == NULL)
+		error = meas_first_error(&all);
+	jw_head(&w, "smb-login-storm", ok, error ? error : "no login succeeded");
+	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
 	jw_int(&w, "workers", workers);
-	jw_int(&w, "ops", (long long)ops);
-	jw_int(&w, "errors", (long long)errors);
-	jw_num(&w, "rate_per_s", dur > 0 ? (double)ops / dur : 0, 1);
-	jw_lat(&w, "lat_ms", &lat);
-	jw_str(&w, "first_error", error);
+	jw_int(&w, "ops", (long long)all.ops);
+	jw_int(&w, "errors", (long long)all.errors);
+	pool_json(&w, &p, &all);
+	jw_str(&w, "first_error", meas_first_error(&all));
 	jw_end(&w);
 	pool_free(&p);
-	shm_free(r.slots, (size_t)workers * sizeof(struct slot));
+	shm_free(r.slots, (size_t)workers * sizeof(struct meas));
 	stdout_close();
-	return ops > 0 ? 0 : 1;
+	return ok ? 0 : 1;
 }

@@ -1,17 +1,10 @@
 /*
  * smb-readers - many clients, each reading random blocks of one file
- *
- * smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file
- *
- * Each client is a process with its own connection (so its own smbd process).
- * All connect and open the file first; then, together, each reads -b bytes
- * (default 4096) at random block-aligned offsets, one request at a time, for
- * -d seconds. Reports connected vs asked, total IOPS, latency, and the
- * spread of IOPS across clients.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,17 +12,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "hist.h"
+#include "json.h"
+#include "meas.h"
+#include "pool.h"
+#include "smbctx.h"
+#include "target.h"
 
-#define TIMEOUT_MS	5000
+#define TIMEOUT_MS	5000	/* every SMB request */
+#define READY_S		15	/* set-up time the clients get */
 
 struct slot {
 	int		connected;
-	uint64_t	ops;
-	uint64_t	errors;
-	int64_t		start, end;
-	struct firsterr	fe;
-	struct hist	lat;
+	int64_t		end;		/* when its last read ended */
+	struct meas	m;
 };
 
 struct run {
@@ -40,20 +38,34 @@ struct run {
 	struct slot	*slots;
 };
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-readers [-h] [-A file] [-b block] [-c clients] [-d seconds] target_file\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
-
-static void
-slot_error(struct slot *s, const char *what, int e)
-{
-	s->errors++;
-	firsterr_note(&s->fe, what, e);
-}
+static const char usage_text[] =
+"usage: smb-readers [-h] [-A file] [-b bytes] [-c clients] [-d seconds] target_file\n"
+"Clients, each a process with its own connection (so its own smbd process),\n"
+"connect and open the file; then together each reads -b bytes at random\n"
+"-b-aligned offsets, one request at a time, for -d s.\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+"  -b bytes        size of each read, bytes (default 4096)\n"
+"  -c clients      client processes (default 1)\n"
+"  -d seconds      length of the measured window, s (default 10)\n"
+"  -h              print this help and exit\n"
+"  target_file     //host[:port]/share/path/to/file (at least -b bytes)\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
+"is the measured window, from the moment the workers were released to the end\n"
+"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n"
+"counts the operations that ended in second k of the window (the first -d\n"
+"seconds).\n"
+"Latency: lat_ms and hist cover the successful operations; failed and\n"
+"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
+"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
+"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 static uint64_t
 xorshift(uint64_t *x)
@@ -69,48 +81,47 @@ worker(struct pool *p, int i, void *arg)
 {
 	struct run *r = arg;
 	struct slot *s = &r->slots[i];
+	struct meas *m = &s->m;
 	SMBCCTX *ctx;
 	SMBCFILE *f = NULL;
 	struct stat st;
 	uint64_t rnd, blocks = 0;
 	int64_t t0, deadline;
-	char *buf = NULL;
+	char *buf = NULL, msg[ERRLEN];
 	ssize_t n;
+	off_t off;
 
-	hist_init(&s->lat);
+	pool_meas(p, i, m);
 	rnd = (uint64_t)real_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)i;
 	if (rnd == 0)
 		rnd = 88172645463325252ULL;
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, s->fe.msg, sizeof(s->fe.msg))) == NULL)
-		s->errors++;
+	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
+		meas_msg(m, msg);
 	else if ((f = smbc_getFunctionOpen(ctx)(ctx, r->url, O_RDONLY, 0)) == NULL)
-		slot_error(s, "open", errno);
+		meas_note(m, "open", errno);
 	else if (smbc_getFunctionFstat(ctx)(ctx, f, &st) != 0)
-		slot_error(s, "fstat", errno);
+		meas_note(m, "fstat", errno);
 	else if ((blocks = (uint64_t)st.st_size / (uint64_t)r->block) == 0)
-		slot_error(s, "file smaller than one block", EINVAL);
+		meas_note(m, "file smaller than one block", EINVAL);
 	else if ((buf = malloc((size_t)r->block)) == NULL)
-		slot_error(s, "malloc", errno);
+		meas_note(m, "malloc", errno);
 	else
 		s->connected = 1;
 	pool_ready(p);
 	if (pool_wait_go(p) == 0 && s->connected) {
-		s->start = mono_ns();
-		deadline = s->start + (int64_t)r->seconds * 1000000000;
+		deadline = *p->go_ns + (int64_t)r->seconds * 1000000000;
 		while (!g_stop && (t0 = mono_ns()) < deadline) {
-			off_t off = (off_t)(xorshift(&rnd) % blocks) * r->block;
-
+			off = (off_t)(xorshift(&rnd) % blocks) * r->block;
 			if (smbc_getFunctionLseek(ctx)(ctx, f, off, SEEK_SET) != off) {
 				if (!g_stop)
-					slot_error(s, "seek", errno);
+					meas_fail(m, t0, mono_ns(), "seek", errno);
 				continue;
 			}
 			n = smbc_getFunctionRead(ctx)(ctx, f, buf, (size_t)r->block);
-			if (n == r->block) {
-				hist_add(&s->lat, (double)(mono_ns() - t0) / 1e6);
-				s->ops++;
-			} else if (!g_stop) {
-				slot_error(s, "read", n < 0 ? errno : EIO);
+			if (n == r->block)
+				meas_ok(m, t0, mono_ns(), p);
+			else if (!g_stop) {
+				meas_fail(m, t0, mono_ns(), "read", n < 0 ? errno : EIO);
 				sleep_ms(10);
 			}
 		}
@@ -129,14 +140,12 @@ main(int argc, char *argv[])
 	struct run r;
 	struct target t;
 	struct pool p;
-	struct hist lat;
+	struct meas all;
 	struct jw w;
-	const char *cfile = NULL, *error = NULL;
-	const struct firsterr *fe = NULL;
+	const char *cfile = NULL, *error;
+	char perr[ERRLEN];
 	long clients = 1;
-	uint64_t ops = 0, errors = 0;
-	int64_t ps = 0, pe = 0;
-	double start, dur, rdur, iops, min_iops = NAN, max_iops = NAN;
+	double cdur, iops, min_iops = NAN, max_iops = NAN;
 	int ch, i, connected = 0, ok;
 
 	memset(&r, 0, sizeof(r));
@@ -148,69 +157,64 @@ main(int argc, char *argv[])
 		case 'b': r.block = opt_num('b', optarg, 1, 16 * 1024 * 1024); break;
 		case 'c': clients = opt_num('c', optarg, 1, 4096); break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
-		case 'h': usage(1); break;
-		default: usage(0);
+		case 'h': usage(usage_text, 1); break;
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1 || t.path[0] == '\0')
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share/file or "
 		    "//host[:port]/share/file", argv[optind]);
+	if (target_url(&t, NULL, r.url, sizeof(r.url)) == -1)
+		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&r.c, cfile);
-	target_url(&t, NULL, r.url, sizeof(r.url));
 	signals_install();
+	line_guard("smb-readers");
 	client_home_setup();
 
 	r.slots = shm_alloc((size_t)clients * sizeof(struct slot));
-	start = mono_s();
-	pool_start(&p, (int)clients, worker, &r);
-	pool_wait_ready(&p, TIMEOUT_MS / 1000.0 * 3);
-	pool_join(&p, mono_s() + (double)r.seconds + TIMEOUT_MS / 1000.0 + 5);
-	dur = mono_s() - start;
+	pool_start(&p, (int)clients, (int)r.seconds, worker, &r);
 	creds_wipe(&r.c);
+	pool_wait_ready(&p, READY_S);
+	if (p.ready == p.started)
+		client_home_remove();
+	pool_go(&p);
+	pool_join(&p, *p.go_ns + (r.seconds + TIMEOUT_MS / 1000 * 2 + 5) * 1000000000LL);
 
-	hist_init(&lat);
+	memset(&all, 0, sizeof(all));
+	hist_init(&all.lat);
+	hist_init(&all.elat);
 	for (i = 0; i < (int)clients; i++) {
 		struct slot *s = &r.slots[i];
 
-		ops += s->ops;
-		errors += s->errors;
-		hist_merge(&lat, &s->lat);
-		if (s->connected) {
-			connected++;
-			rdur = s->end > s->start ? (double)(s->end - s->start) / 1e9 : 0;
-			iops = rdur > 0 ? (double)s->ops / rdur : 0;
-			if (isnan(min_iops) || iops < min_iops)
-				min_iops = iops;
-			if (isnan(max_iops) || iops > max_iops)
-				max_iops = iops;
-			if (ps == 0 || s->start < ps)
-				ps = s->start;
-			if (s->end > pe)
-				pe = s->end;
-		}
-		fe = firsterr_earlier(fe, &s->fe);
+		meas_merge(&all, &s->m);
+		if (!s->connected)
+			continue;
+		connected++;
+		cdur = s->end > *p.go_ns ? (double)(s->end - *p.go_ns) / 1e9 : 0;
+		iops = cdur > 0 ? (double)s->m.ops / cdur : 0;
+		if (isnan(min_iops) || iops < min_iops)
+			min_iops = iops;
+		if (isnan(max_iops) || iops > max_iops)
+			max_iops = iops;
 	}
-	if (fe != NULL)
-		error = fe->msg;
-	if (p.n < clients && error == NULL)
-		error = "could not start every client";
-	ok = connected > 0 && ops > 0;
-	rdur = pe > ps ? (double)(pe - ps) / 1e9 : 0;
+	error = pool_error(&p, perr, sizeof(perr));
+	ok = connected > 0 && all.ops > 0 && error == NULL;
+	if (error == NULL)
+		error = meas_first_error(&all);
 	jw_head(&w, "smb-readers", ok, error ? error : "no read succeeded");
-	jw_num(&w, "duration_s", dur, 3);
+	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
 	jw_int(&w, "clients", clients);
 	jw_int(&w, "connected", connected);
-	jw_int(&w, "ops", (long long)ops);
-	jw_int(&w, "errors", (long long)errors);
-	jw_num(&w, "rate_per_s", rdur > 0 ? (double)ops / rdur : 0, 1);
-	jw_lat(&w, "lat_ms", &lat);
+	jw_int(&w, "ops", (long long)all.ops);
+	jw_int(&w, "errors", (long long)all.errors);
+	pool_json(&w, &p, &all);
 	jw_obj(&w, "per_client");
 	jw_num(&w, "min_iops", min_iops, 1);
 	jw_num(&w, "max_iops", max_iops, 1);
 	jw_obj_end(&w);
-	jw_str(&w, "first_error", error);
+	jw_str(&w, "first_error", meas_first_error(&all));
 	jw_end(&w);
 	pool_free(&p);
 	shm_free(r.slots, (size_t)clients * sizeof(struct slot));

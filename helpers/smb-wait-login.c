@@ -1,32 +1,46 @@
 /*
  * smb-wait-login - log in every interval until it works or the timeout ends
- *
- * smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target
- *
- * Each attempt is a real login (new TCP connection, negotiate, session setup,
- * tree connect, one stat), then the connection is dropped. Prints attempts,
- * ms from its own start, and the CLOCK_REALTIME ns of the first success.
- * A logon failure (wrong password) ends the wait at once: it cannot heal.
+ * Synopsis, options, defaults and units: usage_text below, which -h prints.
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <err.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "base.h"
+#include "creds.h"
+#include "json.h"
+#include "smbctx.h"
+#include "target.h"
 
 #define MAX_ATTEMPT_MS	2000
 
-static void
-usage(int ok)
-{
-	fprintf(ok ? stdout : stderr,
-	    "usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n");
-	exit(ok ? 0 : EXIT_USAGE);
-}
+static const char usage_text[] =
+"usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n"
+"Logs in (new TCP connection, negotiate, session setup, tree connect, one\n"
+"stat, disconnect) every -i ms until a login works or -t s have passed. A\n"
+"wrong password ends it at once (it cannot heal).\n"
+"  -A file         credentials: username=, password=, domain= lines (the file of\n"
+"                  smbclient -A and mount.cifs credentials=); a file others can\n"
+"                  read is used with a warning. Default: the environment's\n"
+"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
+"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+"  -h              print this help and exit\n"
+"  -i interval_ms  time from one attempt's start to the next, ms (default 10)\n"
+"  -t timeout_s    give up after this many seconds, s (default 10); no attempt\n"
+"                  starts after it and none runs past it (its request timeout\n"
+"                  is the time left, 2 s at most), except for libsmbclient's\n"
+"                  fixed 5 s TCP connect timeout when the host does not answer\n"
+"  target          //host[:port]/share\n"
+"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
+"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+"Times: duration_s is the whole run; elapsed_ms is from the start to the\n"
+"first success (or to the end); first_success_ns is CLOCK_REALTIME.\n"
+"Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
+"diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
 int
 main(int argc, char *argv[])
@@ -45,25 +59,29 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "A:hi:t:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
-		case 'h': usage(1); break;
+		case 'h': usage(usage_text, 1); break;
 		case 'i': interval = opt_num('i', optarg, 1, 60000); break;
 		case 't': timeout = opt_num('t', optarg, 1, 86400); break;
-		default: usage(0);
+		default: usage(usage_text, 0);
 		}
 	}
 	if (argc - optind != 1)
-		usage(0);
+		usage(usage_text, 0);
 	if (target_parse(&t, argv[optind]) == -1)
 		errx(EXIT_USAGE, "bad target '%s': want smb://host[:port]/share or //host[:port]/share",
 		    argv[optind]);
+	if (target_url(&t, NULL, url, sizeof(url)) == -1)
+		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&c, cfile);
-	start = mono_ns();
-	deadline = start + (int64_t)timeout * 1000000000;
 	signals_install();
+	line_guard("smb-wait-login");
+	start = line_start_ns();
+	deadline = start + (int64_t)timeout * 1000000000;
 	client_home_setup();
-	target_url(&t, NULL, url, sizeof(url));
 
-	if ((ctx = ctx_new(&c, MAX_ATTEMPT_MS, msg, sizeof(msg))) != NULL) {
+	ctx = ctx_new(&c, MAX_ATTEMPT_MS, msg, sizeof(msg));
+	client_home_remove();	/* the context has read it */
+	if (ctx != NULL) {
 		for (;;) {
 			next = mono_ns() + interval * 1000000;
 			left_ms = (long)((deadline - mono_ns()) / 1000000);
@@ -85,6 +103,11 @@ main(int argc, char *argv[])
 				snprintf(msg, sizeof(msg), "%.200s (not retried)", last);
 				break;
 			}
+			/* the next attempt, unless the deadline comes first: then no sleep past it */
+			if (next > deadline)
+				next = deadline;
+			while (!g_stop && mono_ns() < next)
+				sleep_ms((long)((next - mono_ns() + 999999) / 1000000));
 			if (g_stop) {
 				snprintf(msg, sizeof(msg), "stopped by a signal; %.200s", last);
 				break;
@@ -93,8 +116,6 @@ main(int argc, char *argv[])
 				snprintf(msg, sizeof(msg), "no login within %ld s; %.200s", timeout, last);
 				break;
 			}
-			while (!g_stop && mono_ns() < next)
-				sleep_ms((long)((next - mono_ns() + 999999) / 1000000));
 		}
 		ctx_free(ctx);
 	}
@@ -102,6 +123,7 @@ main(int argc, char *argv[])
 	creds_wipe(&c);
 
 	jw_head(&w, "smb-wait-login", ok, msg);
+	jw_bool(&w, "interrupted", g_stop != 0);
 	jw_num(&w, "duration_s", (double)(mono_ns() - start) / 1e9, 3);
 	jw_int(&w, "attempts", attempts);
 	jw_num(&w, "elapsed_ms", elapsed_ms, 3);

@@ -4,7 +4,6 @@
  * one context per worker process (the library has no thread support).
  */
 #define _GNU_SOURCE
-#define HELPERS_SMB
 #include <sys/stat.h>
 
 #include <dlfcn.h>
@@ -12,11 +11,13 @@
 #include <errno.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "json.h"
+#include "smbctx.h"
 
 static char	home[4096];
 static pid_t	home_owner;
@@ -39,11 +40,13 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return 0;
 }
 
-static void
-home_remove(void)
+void
+client_home_remove(void)
 {
-	if (home[0] && getpid() == home_owner)
+	if (home[0] && getpid() == home_owner) {
 		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		home[0] = '\0';
+	}
 }
 
 /*
@@ -74,20 +77,20 @@ client_home_setup(void)
 		tmp = "/tmp";
 	snprintf(home, sizeof(home), "%s/smbhelper.XXXXXX", tmp);
 	if (mkdtemp(home) == NULL)
-		err(1, "cannot create a directory in '%s'", tmp);
+		fatal("cannot create a directory in '%s': %s", tmp, strerror(errno));
 	home_owner = getpid();
-	atexit(home_remove);
+	atexit(client_home_remove);
 	snprintf(file, sizeof(file), "%s/.smb", home);
 	if (mkdir(file, 0700) == -1)
-		err(1, "cannot create '%s'", file);
+		fatal("cannot create '%s': %s", file, strerror(errno));
 	snprintf(file, sizeof(file), "%s/.smb/smb.conf", home);
 	if ((f = fopen(file, "w")) == NULL)
-		err(1, "cannot create '%s'", file);
+		fatal("cannot create '%s': %s", file, strerror(errno));
 	fputs(client_conf, f);
 	if (fclose(f) == EOF)
-		err(1, "cannot write '%s'", file);
+		fatal("cannot write '%s': %s", file, strerror(errno));
 	if (setenv("HOME", home, 1) == -1)
-		err(1, "setenv");
+		fatal("setenv: %s", strerror(errno));
 	tevent_use_poll();
 }
 
@@ -151,30 +154,4 @@ smb_login(SMBCCTX *ctx, const char *share_url)
 	struct stat st;
 
 	return smbc_getFunctionStat(ctx)(ctx, share_url, &st);
-}
-
-void
-errmsg(char *msg, size_t len, const char *what, int e)
-{
-	if (e == ETIMEDOUT)
-		snprintf(msg, len, "%s: timed out", what);
-	else
-		snprintf(msg, len, "%s: %s", what, e ? strerror(e) : "failed");
-}
-
-void
-firsterr_note(struct firsterr *f, const char *what, int e)
-{
-	if (f->msg[0] != '\0')
-		return;
-	f->ns = mono_ns();
-	errmsg(f->msg, sizeof(f->msg), what, e);
-}
-
-const struct firsterr *
-firsterr_earlier(const struct firsterr *best, const struct firsterr *f)
-{
-	if (f->msg[0] == '\0')
-		return best;
-	return best == NULL || f->ns < best->ns ? f : best;
 }

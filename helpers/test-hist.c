@@ -1,11 +1,13 @@
 /* test-hist - checks hist_pct against exact nearest-rank percentiles (make check) */
 #define _DEFAULT_SOURCE
 #include <err.h>
+#include <stdio.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "hist.h"
 
 static int
 cmp(const void *a, const void *b)
@@ -72,6 +74,17 @@ main(void)
 			}
 		}
 	}
+	/* merged buckets count past 2^32 (a long run of many workers) */
+	hist_init(&whole);
+	hist_init(&merged);
+	whole.b[700] = UINT32_MAX;
+	whole.n = UINT32_MAX;
+	merged.b[700] = 10;
+	merged.n = 10;
+	hist_merge(&merged, &whole);
+	if (merged.b[700] != (uint64_t)UINT32_MAX + 10)
+		errx(1, "a merged bucket wrapped at 2^32");
+	printf("test-hist: buckets count past 2^32: ok\n");
 	hist_init(&whole);
 	if (!isnan(hist_pct(&whole, 50)))
 		errx(1, "empty histogram gives a number");

@@ -1,0 +1,215 @@
+/*
+ * meas.c - what the workers of a pool measure and the keys of the line that
+ * report it (see meas.h).
+ */
+#define _GNU_SOURCE
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base.h"
+#include "json.h"
+#include "meas.h"
+
+void
+pool_meas(struct pool *p, int i, struct meas *m)
+{
+	hist_init(&m->lat);
+	hist_init(&m->elat);
+	m->per_s = p->per_s + (size_t)i * (size_t)p->nsec;
+	m->nsec = p->nsec;
+}
+
+static void
+kind_add(struct errkind *kinds, uint64_t *other, const char *msg, uint64_t count, int64_t ns)
+{
+	int k;
+
+	for (k = 0; k < KINDS_MAX; k++) {
+		if (kinds[k].count == 0) {
+			snprintf(kinds[k].msg, sizeof(kinds[k].msg), "%s", msg);
+			kinds[k].first_ns = ns;
+		}
+		if (strcmp(kinds[k].msg, msg) == 0) {
+			kinds[k].count += count;
+			if (ns < kinds[k].first_ns)
+				kinds[k].first_ns = ns;
+			return;
+		}
+	}
+	*other += count;
+}
+
+void
+meas_msg(struct meas *m, const char *msg)
+{
+	m->errors++;
+	kind_add(m->kinds, &m->other, msg, 1, mono_ns());
+}
+
+void
+meas_note(struct meas *m, const char *what, int e)
+{
+	char msg[ERRLEN];
+
+	errmsg(msg, sizeof(msg), what, e);
+	meas_msg(m, msg);
+}
+
+void
+meas_ok(struct meas *m, int64_t t0, int64_t t1, const struct pool *p)
+{
+	int64_t k = (t1 - *p->go_ns) / 1000000000;
+
+	m->ops++;
+	m->end_ns = t1;
+	hist_add(&m->lat, (double)(t1 - t0) / 1e6);
+	if (k >= 0 && k < m->nsec)
+		m->per_s[k]++;
+}
+
+void
+meas_fail(struct meas *m, int64_t t0, int64_t t1, const char *what, int e)
+{
+	m->end_ns = t1;
+	hist_add(&m->elat, (double)(t1 - t0) / 1e6);
+	meas_note(m, what, e);
+}
+
+void
+meas_merge(struct meas *dst, const struct meas *src)
+{
+	dst->ops += src->ops;
+	dst->errors += src->errors;
+	if (src->end_ns > dst->end_ns)
+		dst->end_ns = src->end_ns;
+	hist_merge(&dst->lat, &src->lat);
+	hist_merge(&dst->elat, &src->elat);
+	meas_merge_kinds(dst, src);
+}
+
+void
+meas_merge_kinds(struct meas *dst, const struct meas *src)
+{
+	int k;
+
+	for (k = 0; k < KINDS_MAX && src->kinds[k].count; k++)
+		kind_add(dst->kinds, &dst->other, src->kinds[k].msg, src->kinds[k].count,
+		    src->kinds[k].first_ns);
+	dst->other += src->other;
+}
+
+const char *
+meas_first_error(const struct meas *m)
+{
+	const struct errkind *best = NULL;
+	int k;
+
+	for (k = 0; k < KINDS_MAX && m->kinds[k].count; k++)
+		if (best == NULL || m->kinds[k].first_ns < best->first_ns)
+			best = &m->kinds[k];
+	return best ? best->msg : NULL;
+}
+
+double
+pool_window_s(const struct pool *p, const struct meas *m)
+{
+	if (*p->go_ns == 0 || m->end_ns <= *p->go_ns)
+		return 0;
+	return (double)(m->end_ns - *p->go_ns) / 1e9;
+}
+
+/* "worker 3: killed by signal 9" for a lost worker i, or "" */
+static void
+worker_failure(const struct pool *p, int i, char *buf, size_t len)
+{
+	int st = p->status[i];
+
+	buf[0] = '\0';
+	if (st == -1)
+		snprintf(buf, len, "worker %d: not started: %s", i,
+		    p->fork_error[0] ? p->fork_error : "fork failed");
+	else if (st == -2)
+		snprintf(buf, len, "worker %d: not reaped", i);
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "worker %d: killed by signal %d%s", i, WTERMSIG(st),
+		    p->killed && WTERMSIG(st) == SIGKILL ? " at the hard deadline" : "");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		snprintf(buf, len, "worker %d: exited with status %d", i, WEXITSTATUS(st));
+}
+
+const char *
+pool_error(const struct pool *p, char *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		worker_failure(p, i, buf, len);
+		if (buf[0])
+			return buf;
+	}
+	return NULL;
+}
+
+void
+pool_json(struct jw *w, const struct pool *p, const struct meas *m)
+{
+	char buf[ERRLEN];
+	double win = pool_window_s(p, m);
+	struct rusage ru;
+	uint64_t sum;
+	int i, k, lost = 0, named = 0;
+
+	for (i = 0; i < p->n; i++) {
+		worker_failure(p, i, buf, sizeof(buf));
+		lost += buf[0] != '\0';
+	}
+	jw_int(w, "workers_started", p->started);
+	jw_int(w, "workers_lost", lost);
+	jw_arr(w, "worker_failures");	/* the first 16 */
+	for (i = 0; i < p->n && named < 16; i++) {
+		worker_failure(p, i, buf, sizeof(buf));
+		if (buf[0]) {
+			jw_item_str(w, buf);
+			named++;
+		}
+	}
+	jw_arr_end(w);
+	jw_bool(w, "interrupted", p->interrupted || g_stop);
+	jw_num(w, "window_s", win, 3);
+	jw_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
+	jw_arr(w, "per_s");
+	for (k = 0; k < p->nsec && *p->go_ns; k++) {
+		for (sum = 0, i = 0; i < p->started; i++)
+			sum += p->per_s[(size_t)i * (size_t)p->nsec + (size_t)k];
+		jw_item_int(w, (long long)sum);
+	}
+	jw_arr_end(w);
+	jw_lat(w, "lat_ms", &m->lat);
+	jw_hist(w, "hist", &m->lat);
+	jw_lat(w, "err_lat_ms", &m->elat);
+	jw_arr(w, "error_kinds");
+	for (k = 0; k < KINDS_MAX && m->kinds[k].count; k++) {
+		jw_item_obj(w);
+		jw_str(w, "error", m->kinds[k].msg);
+		jw_int(w, "count", (long long)m->kinds[k].count);
+		jw_num(w, "first_s", *p->go_ns ? (double)(m->kinds[k].first_ns - *p->go_ns) / 1e9 :
+		    NAN, 3);
+		jw_obj_end(w);
+	}
+	if (m->other) {
+		jw_item_obj(w);
+		jw_str(w, "error", "(other kinds)");
+		jw_int(w, "count", (long long)m->other);
+		jw_null(w, "first_s");
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	getrusage(RUSAGE_SELF, &ru);
+	jw_num(w, "parent_cpu_ms", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3, 1);
+}
