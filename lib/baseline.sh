@@ -113,8 +113,8 @@ baseline_run() {
     baseline_fail "$out" "$job" "fio gave no result (see ${out%.json}.fio.log)"
     return 0
   fi
-  kind=read
-  [[ $job == *write ]] && kind=write
+  kind="read"
+  [[ $job == *write ]] && kind="write"
   case $job in
     seq*) unit=MB/s value=".$kind.bw_mbs" ;;
     *) unit=IOPS value=".$kind.iops" ;;

@@ -7,11 +7,6 @@
 #                               (lib/profile.jq profile_diff), or {"available":false,"why":…}
 # Both return 0 whatever happens: a run without the server's view is still a run.
 
-# The kit's jq modules (lib/profile.jq).
-profile_jq() {
-  jq -L "$KIT_ROOT/lib" "$@"
-}
-
 # profile_level CONF: print the 'smbd profiling level' CONF gives (off, count or on).
 profile_level() {
   local v
@@ -51,7 +46,7 @@ profile_unavailable() {
 profile_snapshot() {
   local text
   text=$(timeout 10 smbstatus -s "$1" -P 2>/dev/null) || return 1
-  printf '%s\n' "$text" | profile_jq -R -s -c 'include "profile"; profile_parse_text'
+  printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text'
 }
 
 # profile_settled CONF: print a snapshot that no smbd process still has to add to. Each smbd
@@ -65,12 +60,12 @@ profile_settled() {
     sleep 1.1
     b=$(profile_snapshot "$conf") || return 1
     if [[ $a == "$b" ]]; then
-      profile_jq -c '.settled = true' <<<"$b"
+      jq -c '.settled = true' <<<"$b"
       return 0
     fi
     a=$b
   done
-  profile_jq -c '.settled = false' <<<"$b"
+  jq -c '.settled = false' <<<"$b"
 }
 
 # profile_write_unavailable FILE WHY: write {"available":false,"why":WHY} to FILE.
@@ -90,7 +85,7 @@ probe_profile_before() {
     profile_write_unavailable "$out" "smbstatus -P failed before the run"
     return 0
   fi
-  profile_jq -c --arg level "$level" '.available = true | .level = $level' <<<"$snap" >"$out"
+  jq -c --arg level "$level" '.available = true | .level = $level' <<<"$snap" >"$out"
 }
 
 # probe_profile_after NAME: the snapshot after run NAME and the difference
@@ -110,8 +105,8 @@ probe_profile_after() {
     profile_write_unavailable "$diff" "smbstatus -P failed after the run"
     return 0
   fi
-  profile_jq -c --arg level "$level" '.available = true | .level = $level' <<<"$snap" >"$out"
-  profile_jq -n -c --slurpfile b "$before" --slurpfile a "$out" --arg level "$level" \
+  jq -c --arg level "$level" '.available = true | .level = $level' <<<"$snap" >"$out"
+  jq -L "$KIT_ROOT/lib" -n -c --slurpfile b "$before" --slurpfile a "$out" --arg level "$level" \
     'include "profile"; profile_diff($b[0]; $a[0]; $level)
      | if .available and ($a[0].settled | not) then
          .warnings = ["smbd was still adding to its counters 5 s after the run: the last second may be missing"]
