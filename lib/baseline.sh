@@ -2,13 +2,16 @@
 # randwrite run directly on SHARE_DIR's file system (in SHARE_DIR/local-baseline, same sizes,
 # direct I/O where the file system takes it), so a report can put "local disk" beside the Samba
 # figure and say "Samba reaches N % of it". Needs no mount and no smbd: it runs where the cifs
-# metrics SKIP. Sourced; functions only. Needs the settings and lib/fio.sh (fio_summary).
+# metrics SKIP. Sourced; functions only. Needs the settings, KIT_ROOT and
+# lib/fio.jq (or lib/fio.sh) for fio_summary.
 #
 #   baseline_run JOB OUT_JSON    JOB: seqwrite|seqread|randread|randwrite; writes OUT_JSON (below)
 #                                and fio's own JSON beside it (OUT_JSON without .json + .fio.json)
 #   baseline_vs SAMBA_VALUE OUT_JSON   the comparison object a metric puts in its details
+# The same in steps, for a runner that records each command ('measure'): baseline_prepare JOB,
+# baseline_command JOB FIO_JSON (the fio command), baseline_result JOB FIO_JSON.
 #
-# OUT_JSON: {job, value, unit, path, fs_type, direct, direct_why, size_mb, runtime_s, bw_mbs,
+# OUT_JSON: {job, value, unit, path, fs_type, direct, direct_why, size_mb, bw_mbs,
 # iops, lat_ms, block, jobs, iodepth, errors, ok, why}; value is bw_mbs (seq) or iops (rand).
 
 # baseline_dir: print the folder the baseline works in.
@@ -74,74 +77,96 @@ baseline_make_files() {
   done
 }
 
-# baseline_fail OUT_JSON JOB WHY: write the object of a baseline that could not run.
-baseline_fail() {
-  jq -n -c --arg job "$2" --arg why "$3" '{job: $job, ok: false, value: null, why: $why}' >"$1"
+# baseline_summary FIO_JSON: print fio's key numbers as one object (per direction iops, bw_mbs,
+# lat_ms; errors; runtime_s): lib/fio.jq's fio_summary where the kit has it (the runner of
+# issue 8), else lib/fio.sh's. (When both branches are merged only the first is needed.)
+baseline_summary() {
+  if [[ -f $KIT_ROOT/lib/fio.jq ]]; then
+    jq -L "$KIT_ROOT/lib" -c 'include "fio"; fio_summary' "$1"
+  else
+    fio_summary "$1"
+  fi
 }
 
-# baseline_run JOB OUT_JSON: run JOB's fio job on SHARE_DIR's file system; 0 when OUT_JSON was
-# written (ok true or false), 1 for an unknown JOB.
+# baseline_prepare JOB: make the folder and JOB's data files; set BASELINE_DIR, BASELINE_FS,
+# BASELINE_DIRECT (1|0) and BASELINE_DIRECT_WHY (why not direct, or empty). 1 with BASELINE_WHY
+# (one line) when the baseline cannot run.
+baseline_prepare() {
+  local why
+  BASELINE_DIR=$(baseline_dir) BASELINE_DIRECT=1 BASELINE_DIRECT_WHY='' BASELINE_WHY=''
+  if ! command -v fio >/dev/null 2>&1; then
+    BASELINE_WHY="fio is not installed"
+  elif ! mkdir -p "$BASELINE_DIR" 2>/dev/null; then
+    BASELINE_WHY="cannot create '$BASELINE_DIR'"
+  fi
+  [[ -z $BASELINE_WHY ]] || return 1
+  if ! why=$(baseline_direct "$BASELINE_DIR"); then
+    BASELINE_DIRECT=0
+    BASELINE_DIRECT_WHY="the file system of '$BASELINE_DIR' refuses direct I/O ($why): buffered I/O, the page cache is in the figure"
+  fi
+  BASELINE_FS=$(stat -f -c %T "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=unknown
+  if ! baseline_make_files "$(baseline_files "$1")" "$BASELINE_DIR" "$BASELINE_DIRECT"; then
+    BASELINE_WHY="could not create the ${DATA_FILE_MB} MB data files in '$BASELINE_DIR' (disk full?)"
+    return 1
+  fi
+}
+
+# baseline_command JOB FIO_JSON: print the whole fio command of JOB (after baseline_prepare),
+# one word a line, its JSON to FIO_JSON: for 'measure' or to run as it is.
+baseline_command() {
+  printf '%s\n' fio --name="baseline-$1" --direct="$BASELINE_DIRECT"
+  baseline_job_args "$1" "$BASELINE_DIR"
+  printf '%s\n' --output="$2"
+}
+
+# baseline_result JOB FIO_JSON: print the baseline object of JOB from fio's JSON (after
+# baseline_prepare); ok false with why when fio gave no result.
+baseline_result() {
+  local job=$1 sum kind="read" seq=0
+  [[ $job == *write ]] && kind="write"
+  [[ $job == seq* ]] && seq=1
+  if ! sum=$(baseline_summary "$2" 2>/dev/null) || [[ -z $sum ]]; then
+    jq -n -c --arg job "$job" --arg why "fio gave no result (see ${2%.json}.log)" \
+      '{job: $job, ok: false, value: null, why: $why}'
+    return 0
+  fi
+  jq -c --arg job "$job" --arg kind "$kind" --argjson seq "$seq" --arg path "$BASELINE_DIR" \
+    --arg fs "$BASELINE_FS" --argjson direct "$BASELINE_DIRECT" --arg dwhy "$BASELINE_DIRECT_WHY" \
+    --argjson mb "$DATA_FILE_MB" --argjson sj "$SEQ_STREAMS" --argjson sq "$SEQ_QUEUE_DEPTH" \
+    --argjson rj "$RANDOM_JOBS" --argjson rq "$RANDOM_QUEUE_DEPTH" '
+    .[$kind] as $d
+    | {job: $job, ok: (.errors == 0),
+       value: (if $seq == 1 then $d.bw_mbs else $d.iops end),
+       unit: (if $seq == 1 then "MB/s" else "IOPS" end),
+       path: $path, fs_type: $fs, direct: ($direct == 1),
+       direct_why: (if $dwhy == "" then null else $dwhy end), size_mb: $mb,
+       bw_mbs: $d.bw_mbs, iops: $d.iops, lat_ms: $d.lat_ms,
+       block: (if $seq == 1 then "1 MiB" else "4 KiB" end),
+       jobs: (if $seq == 1 then $sj else $rj end), iodepth: (if $seq == 1 then $sq else $rq end),
+       errors, why: (if .errors == 0 then null else "fio saw \(.errors) failed requests" end)}' <<<"$sum"
+}
+
+# baseline_run JOB OUT_JSON: run JOB's fio job on SHARE_DIR's file system now; write OUT_JSON (ok
+# true or false) and fio's JSON beside it; 1 for an unknown JOB.
 baseline_run() {
-  local job=$1 out=$2 dir direct=1 why='' fs kind unit value sum
-  local fio_json=${2%.json}.fio.json
-  local -a args
+  local job=$1 out=$2 fio_json=${2%.json}.fio.json
+  local -a cmd
   if ! baseline_job_args "$job" / >/dev/null; then
     printf "unknown baseline job '%s'\n" "$job" >&2
     return 1
   fi
-  dir=$(baseline_dir)
-  if ! command -v fio >/dev/null 2>&1; then
-    baseline_fail "$out" "$job" "fio is not installed"
+  if ! baseline_prepare "$job"; then
+    jq -n -c --arg job "$job" --arg why "$BASELINE_WHY" '{job: $job, ok: false, value: null, why: $why}' >"$out"
     return 0
   fi
-  if ! mkdir -p "$dir" 2>/dev/null; then
-    baseline_fail "$out" "$job" "cannot create '$dir'"
-    return 0
-  fi
-  if ! why=$(baseline_direct "$dir"); then
-    direct=0 why="the file system of '$dir' refuses direct I/O ($why): buffered I/O, the page cache is in the figure"
-  fi
-  fs=$(stat -f -c %T "$dir" 2>/dev/null) || fs=unknown
-  if ! baseline_make_files "$(baseline_files "$job")" "$dir" "$direct"; then
-    baseline_fail "$out" "$job" "could not create the ${DATA_FILE_MB} MB data files in '$dir' (disk full?)"
-    return 0
-  fi
-  mapfile -t args < <(baseline_job_args "$job" "$dir")
-  timeout $((DURATION * 2 + 120)) fio --name="baseline-$job" --direct="$direct" "${args[@]}" \
-    --output="$fio_json" >/dev/null 2>"${out%.json}.fio.log" || true
-  if ! sum=$(fio_summary "$fio_json" 2>/dev/null); then
-    baseline_fail "$out" "$job" "fio gave no result (see ${out%.json}.fio.log)"
-    return 0
-  fi
-  kind="read"
-  [[ $job == *write ]] && kind="write"
-  case $job in
-    seq*) unit=MB/s value=".$kind.bw_mbs" ;;
-    *) unit=IOPS value=".$kind.iops" ;;
-  esac
-  jq -c --arg job "$job" --arg kind "$kind" --arg unit "$unit" --arg path "$dir" --arg fs "$fs" \
-    --argjson direct "$direct" --arg why "$why" --argjson mb "$DATA_FILE_MB" \
-    --arg block "$([[ $job == seq* ]] && echo "1 MiB" || echo "4 KiB")" \
-    --argjson jobs "$([[ $job == seq* ]] && echo "$SEQ_STREAMS" || echo "$RANDOM_JOBS")" \
-    --argjson depth "$([[ $job == seq* ]] && echo "$SEQ_QUEUE_DEPTH" || echo "$RANDOM_QUEUE_DEPTH")" \
-    "{job: \$job, ok: (.errors == 0), value: $value, unit: \$unit, path: \$path, fs_type: \$fs,
-      direct: (\$direct == 1), direct_why: (if \$why == \"\" then null else \$why end),
-      size_mb: \$mb, runtime_s, bw_mbs: .[\$kind].bw_mbs, iops: .[\$kind].iops,
-      lat_ms: .[\$kind].lat_ms, block: \$block, jobs: \$jobs, iodepth: \$depth, errors,
-      why: (if .errors == 0 then null else \"fio saw \\(.errors) failed requests\" end)}" \
-    <<<"$sum" >"$out"
+  mapfile -t cmd < <(baseline_command "$job" "$fio_json")
+  timeout $((DURATION * 2 + 120)) "${cmd[@]}" >/dev/null 2>"${fio_json%.json}.log" || true
+  baseline_result "$job" "$fio_json" >"$out"
 }
 
 # baseline_vs SAMBA_VALUE OUT_JSON: print {local, unit, samba, samba_pct, direct, text} for a
-# metric's details: e.g. "local disk 850 MB/s (direct I/O); Samba reaches 42 % of it".
-# samba_pct is null when either figure is missing.
+# metric's details (lib/baseline.jq baseline_vs): e.g. "local disk 850 MB/s (direct I/O); Samba
+# reaches 42 % of it". samba_pct is null when either figure is missing.
 baseline_vs() {
-  jq -c --argjson samba "${1:-null}" '
-    def r: if . == null then null elif . >= 100 then round else (. * 10 | round) / 10 end;
-    (if .ok and ($samba | type) == "number" and (.value // 0) > 0
-     then $samba * 100 / .value else null end) as $pct
-    | {local: .value, unit, samba: $samba, samba_pct: $pct, direct,
-       text: (if .ok != true then "local disk: not measured (\(.why))"
-         else "local disk \(.value | r) \(.unit) (\(if .direct then "direct I/O" else "buffered: \(.direct_why)" end))\(
-           if $pct == null then "" else "; Samba reaches \($pct | round) % of it" end)" end)}' "$2"
+  jq -L "$KIT_ROOT/lib" -c --argjson samba "${1:-null}" 'include "baseline"; baseline_vs($samba)' "$2"
 }

@@ -58,7 +58,7 @@ def profile_parse_json:
 #    commands: [{command, calls, time_us, bytes_in, bytes_out, mean_us, share_of_time}]}
 # commands: those called at least once, most server time first (then most calls); mean_us and
 # share_of_time (0..1) are null when no time was measured. A counter that went back means smbd
-# started again in between: {available: false, why}.
+# started again in between: {available: false, reason}.
 def profile_diff($before; $after; $level):
   def d($k): ($after[$k] // 0) - ($before[$k] // 0);
   def dc($n; $k): ($after.commands[$n][$k] // 0) - ($before.commands[$n][$k] // 0);
@@ -68,7 +68,7 @@ def profile_diff($before; $after; $level):
          bytes_in: dc($n; "inbytes"), bytes_out: dc($n; "outbytes")}] as $all
   | if ([$all[] | .calls, .time_us, .bytes_in, .bytes_out] + [d("connects"), d("disconnects")]
         | any(. < 0)) then
-      {available: false, why: "smbd's counters went back during the run (smbd started again)"}
+      {available: false, reason: "smbd's counters went back during the run (smbd started again)"}
     else
       ([$all[].time_us] | add) as $total
       | {
@@ -115,7 +115,7 @@ def profile_pct:
 # server time and share of the server's time, then connects/disconnects; or the reason.
 def profile_table:
   if .available != true then
-    "server view: not available (\(.why // "no counters"))"
+    "server view: not available (\(.reason // "no counters"))"
   elif (.commands | length) == 0 then
     "server view: smbd counted no SMB2 command during this run"
   else

@@ -82,9 +82,42 @@ snapshot() {
   jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text' "$1"
 }
 
-# calls CMD: calls of CMD in raw/t.profile.json
+# measure_like NAME CMD...: what lib/measure.sh (issue 8) does with the probes, in short: the
+# probes' before (profile, clientcpu, then smbd's CPU as the cgcpu probe reports it), CMD in a
+# child that calls the probes' enter first, then the afters in reverse order; writes
+# raw/NAME.evidence.json {wall_s, probes: {profile, clientcpu, cgcpu}} and CMD's stdout to
+# raw/NAME.json
+measure_like() {
+  local name=$1 w=$RUN_DIR/.probes.$1 t0 t1 sb sa pid
+  shift
+  mkdir -p "$w/profile" "$w/clientcpu"
+  pid=$(helpers_smbd_pid "$SMBD_DIR")
+  probe_profile_before "$name" "$w/profile"
+  probe_clientcpu_before "$name" "$w/clientcpu"
+  sb=$("$H/cgcpu" -p "$pid" | jq .cpu_us)
+  t0=$EPOCHREALTIME
+  (
+    probe_clientcpu_enter "$name" "$w/clientcpu" >/dev/null 2>&1
+    exec "$@"
+  ) >"$RUN_DIR/raw/$name.json"
+  t1=$EPOCHREALTIME
+  sa=$("$H/cgcpu" -p "$pid" | jq .cpu_us)
+  probe_clientcpu_after "$name" "$w/clientcpu"
+  probe_profile_after "$name" "$w/profile"
+  jq -n -c --slurpfile p "$w/profile/result.json" --slurpfile c "$w/clientcpu/result.json" \
+    --arg t0 "$t0" --arg t1 "$t1" --argjson sa "$sa" --argjson sb "$sb" \
+    '{wall_s: (($t1 | tonumber) - ($t0 | tonumber)), probes: {profile: $p[0], clientcpu: $c[0],
+      cgcpu: {available: true, source: "proc", used_us: ($sa - $sb)}}}' >"$RUN_DIR/raw/$name.evidence.json"
+}
+
+# profile_of NAME: the profile probe's result of measurement NAME
+profile_of() {
+  jq -c '.probes.profile' "$RUN_DIR/raw/$1.evidence.json"
+}
+
+# calls CMD: calls of CMD in measurement t's server view
 calls() {
-  jq -L "$KIT_ROOT/lib" -r --arg c "$1" 'include "profile"; profile_calls($c)' "$RUN_DIR/raw/t.profile.json"
+  profile_of t | jq -L "$KIT_ROOT/lib" -r --arg c "$1" 'include "profile"; profile_calls($c)'
 }
 
 # wire_requests PCAP: print "cmd=count" lines of the SMB2 requests tshark decodes in PCAP
@@ -154,43 +187,43 @@ wire_requests() {
   assert_output 'the server counted 3 % fewer reads than the client reported (1000 against 970; tolerance 1 %)'
 }
 
-@test "clientcpu_merge and the small-machine warning come from the measured CPU" {
+@test "clientcpu_split and the small-machine warning come from the measured CPU" {
   kit_require_cmd jq
-  local b a
-  b='{"t_ns":0,"client":{"cpu_us":0,"source":"cgroup2"},"server":{"cpu_us":0,"source":"cgroup1"},"machine_ticks":0,"hz":100}'
-  a='{"t_ns":10000000000,"client":{"cpu_us":9000000,"source":"cgroup2"},"server":{"cpu_us":10000000,"source":"cgroup1"},"machine_ticks":1950,"hz":100}'
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" \
-    'include "clientcpu"; clientcpu_merge($b; $a; 2) | (clientcpu_line, clientcpu_warnings("login")[])'
+  local e
+  e='{"wall_s":10,"probes":{"clientcpu":{"available":true,"source":"cgroup2","used_us":9000000,"machine_busy_us":19600000,"window_s":10,"nproc":2},"cgcpu":{"available":true,"source":"cgroup1","used_us":10000000}}}'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" \
+    'include "clientcpu"; $e | clientcpu_split | (clientcpu_line, clientcpu_warnings("login")[])'
   assert_success
   assert_line --index 0 'client 0.9 cores (45 %), smbd 1 cores (50 %), others 0.1, of 2 cores over 10 s'
   assert_line --index 1 --partial 'the clients used 0.9 of 2 cores during login (smbd 1): the machine was 98 % busy, so the server was short of CPU'
   # a machine with room to spare: no warning
-  a='{"t_ns":10000000000,"client":{"cpu_us":2000000,"source":"cgroup2"},"server":{"cpu_us":5000000,"source":"cgroup1"},"machine_ticks":800,"hz":100}'
-  run jq -L "$KIT_ROOT/lib" -n -c --argjson b "$b" --argjson a "$a" 'include "clientcpu"; clientcpu_merge($b; $a; 2) | clientcpu_warnings("login")'
+  e=$(jq -c '.probes.clientcpu.used_us = 2000000 | .probes.cgcpu.used_us = 5000000 | .probes.clientcpu.machine_busy_us = 8000000' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -c --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")'
   assert_output '[]'
   # someone else's load: its own warning
-  a='{"t_ns":10000000000,"client":{"cpu_us":1000000,"source":"cgroup2"},"server":{"cpu_us":5000000,"source":"cgroup1"},"machine_ticks":1600,"hz":100}'
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "clientcpu"; clientcpu_merge($b; $a; 2) | clientcpu_warnings("login")[]'
+  e=$(jq -c '.probes.clientcpu.used_us = 1000000 | .probes.clientcpu.machine_busy_us = 16000000' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")[]'
   assert_output --partial 'other processes used 1 of 2 cores during login'
+  # without smbd's CPU there is no split, and the line says why
+  e=$(jq -c '.probes.cgcpu = {available: false, reason: "helpers/cgcpu is not built"}' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_line'
+  assert_output 'client/server CPU: not available (helpers/cgcpu is not built)'
 }
 
 @test "profile probe: a real smbd's read count equals smb-readers' own count" {
   live
-  probe_profile_before t
-  run jq -e '.available' "$RUN_DIR/raw/t.profile.before.json"
-  assert_success
-  "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 -b 4096 "$UNC/data.0" >"$RUN_DIR/raw/t.json"
-  probe_profile_after t
-  jq -e '.available and .level == "on"' "$RUN_DIR/raw/t.profile.json" || fail "$(cat "$RUN_DIR/raw/t.profile.json")"
+  measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 -b 4096 "$UNC/data.0"
+  profile_of t | jq -e '.available and .level == "on"' || fail "$(profile_of t)"
+  [[ -s $RUN_DIR/raw/t.profile.before.json && -s $RUN_DIR/raw/t.profile.after.json ]]
   local ops errors
   ops=$(jq .ops "$RUN_DIR/raw/t.json")
   errors=$(jq .errors "$RUN_DIR/raw/t.json")
   ((ops > 1000)) || fail "only $ops reads"
   # tolerance 0: the helper waits for every answer, so each read it sent is one smbd counted
   [[ $(calls read) == $((ops + errors)) ]] || fail "smbd counted $(calls read) reads, the helper $ops (+$errors errors)"
-  [[ $(jq .connects "$RUN_DIR/raw/t.profile.json") == 2 ]]
+  [[ $(profile_of t | jq .connects) == 2 ]]
   [[ $(calls negprot) == 2 ]]
-  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; profile_table' "$RUN_DIR/raw/t.profile.json"
+  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
   assert_line --index 2 --regexp '^\| Read \| [0-9]+ \| [0-9.]+ µs \| [0-9.]+ % \|$'
 }
 
@@ -204,19 +237,18 @@ wire_requests() {
     grep -q 'Capturing on' "$BATS_TEST_TMPDIR/dumpcap.err" && break
     sleep 0.05
   done
-  probe_profile_before t
-  "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 -s 4 "$UNC/files" >"$RUN_DIR/raw/files.json"
-  "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC" >"$RUN_DIR/raw/login.json"
-  probe_profile_after t
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  measure_like t bash -c '"$1" -A "$2" -w 2 -d 1 -s 4 "$3/files" >"$4/files.json" &&
+    "$5" -A "$2" -w 2 -d 1 "$3" >"$4/login.json"' _ "$H/smb-files" "$SMBD_CREDS" "$UNC" "$RUN_DIR/raw" "$H/smb-login-storm"
   sleep 0.5
   kill -INT "$dp"
   wait "$dp" || true
-  jq -e '.available' "$RUN_DIR/raw/t.profile.json" || fail "$(cat "$RUN_DIR/raw/t.profile.json")"
+  profile_of t | jq -e '.available' || fail "$(profile_of t)"
   # the helpers' own counts: each file is written once (-s 4), each login is one connection
   [[ $(calls write) == $(jq .create.ops "$RUN_DIR/raw/files.json") ]] ||
     fail "smbd counted $(calls write) writes, smb-files created $(jq .create.ops "$RUN_DIR/raw/files.json") files"
-  [[ $(jq .connects "$RUN_DIR/raw/t.profile.json") == $(($(jq '.ops + .errors' "$RUN_DIR/raw/login.json") + 2)) ]] ||
-    fail "smbd counted $(jq .connects "$RUN_DIR/raw/t.profile.json") connects for $(jq .ops "$RUN_DIR/raw/login.json") logins + 2 file workers"
+  [[ $(profile_of t | jq .connects) == $(($(jq '.ops + .errors' "$RUN_DIR/raw/login.json") + 2)) ]] ||
+    fail "smbd counted $(profile_of t | jq .connects) connects for $(jq .ops "$RUN_DIR/raw/login.json") logins + 2 file workers"
   # the wire: every request tshark decoded is one smbd counted (tolerance 0; none dropped)
   grep -q 'dropped.*: [0-9]*/0 ' "$BATS_TEST_TMPDIR/dumpcap.err" || fail "dumpcap dropped packets: $(cat "$BATS_TEST_TMPDIR/dumpcap.err")"
   local -A name=([0]=negprot [1]=sesssetup [3]=tcon [4]=tdis [5]=create [6]=close [9]=write [16]=getinfo)
@@ -238,12 +270,12 @@ wire_requests() {
   run profile_unavailable "$conf"
   assert_success
   assert_output "smbd profiling level = off in '$conf'"
-  probe_profile_before t
-  probe_profile_after t
-  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; profile_table' "$RUN_DIR/raw/t.profile.json"
+  measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0"
+  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
   assert_output "server view: not available (smbd profiling level = off in '$conf')"
-  run jq -c '.available' "$RUN_DIR/raw/t.profile.after.json"
-  assert_output false
+  # the measurement itself went on
+  jq -e '.ok and .ops > 0' "$RUN_DIR/raw/t.json"
+  [[ ! -e $RUN_DIR/raw/t.profile.after.json ]]
 }
 
 @test "profile probe: an smbd built without profiling is reported" {
@@ -255,33 +287,33 @@ wire_requests() {
   PATH=$BATS_TEST_TMPDIR/bin:$PATH
   run profile_unavailable "$SMBD_CONF"
   assert_output 'this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)'
-  probe_profile_before t
-  probe_profile_after t
-  run jq -r '.why' "$RUN_DIR/raw/t.profile.json"
+  measure_like t true
+  run jq -r '.probes.profile.reason' "$RUN_DIR/raw/t.evidence.json"
   assert_output 'this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)'
 }
 
-@test "clientcpu: a load generator's CPU is counted in the client cgroup, smbd's in its own" {
+@test "clientcpu: a load generator's CPU is counted in the client cgroup, smbd's apart" {
   live
-  KIT_CGROUP_SOURCE=proc KIT_SMBD_PID=$(helpers_smbd_pid "$SMBD_DIR")
-  export KIT_CGROUP_SOURCE KIT_SMBD_PID
   clientcpu_cgroup >/dev/null || skip "no cgroup for the clients can be made here"
-  probe_clientcpu_before t
-  # one second of pure CPU in the client group, then reads that make smbd work
+  # two seconds of pure CPU in the measured command, then reads that make smbd work
   # shellcheck disable=SC2016 # expanded by the inner bash
-  clientcpu_run bash -c 'end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done'
-  clientcpu_run "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0" >/dev/null
-  probe_clientcpu_after t
-  local m=$RUN_DIR/raw/t.clientcpu.json
-  jq -e '.available' "$m" || fail "$(cat "$m")"
-  # the busy loop alone is 1 to 2 s of CPU (it starts in the middle of a second)
-  jq -e '.client.cpu_s >= 1 and .client.cpu_s <= 3.5' "$m" || fail "client CPU: $(jq -c .client "$m")"
-  jq -e '.server.cpu_s > 0.1 and .server.source == "proc"' "$m" || fail "server CPU: $(jq -c .server "$m")"
-  jq -e '.wall_s >= 2 and .nproc >= 1 and .machine.cpu_s >= .client.cpu_s' "$m" || fail "$(cat "$m")"
-  # the command's exit status comes back
-  run clientcpu_run sh -c 'exit 3'
-  assert_failure 3
+  measure_like t bash -c 'end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done
+    exec "$1" -A "$2" -c 1 -d 1 -b 4096 "$3"' _ "$H/smb-readers" "$SMBD_CREDS" "$UNC/data.0"
+  local e=$RUN_DIR/raw/t.evidence.json
+  jq -e '.probes.clientcpu.available and .probes.clientcpu.source != null' "$e" || fail "$(jq -c .probes.clientcpu "$e")"
+  # the busy loop alone is 1 to 2 s of CPU (it starts in the middle of a second), the reader more
+  jq -e '.probes.clientcpu.used_us >= 1000000 and .probes.clientcpu.used_us <= 4000000' "$e" ||
+    fail "client CPU: $(jq -c .probes.clientcpu "$e")"
+  run jq -L "$KIT_ROOT/lib" -c 'include "clientcpu"; clientcpu_split' "$e"
+  assert_success
+  jq -e '.available and .server.cpu_s > 0.1 and .machine.cpu_s >= .client.cpu_s and .wall_s >= 2' <<<"$output" ||
+    fail "$output"
+  # the child was in the client group: nothing of this shell is
+  local cg
+  cg=$(clientcpu_cgroup)
+  [[ $(cat "$cg/cgroup.procs") == "" ]] || fail "processes left in the client cgroup"
   clientcpu_remove
+  [[ ! -d $cg ]] || fail "'$cg' is still there"
 }
 
 @test "baseline_run: the four fio jobs run on SHARE_DIR's file system and compare with Samba" {
@@ -313,6 +345,7 @@ wire_requests() {
 @test "baseline_run: a file system that refuses direct I/O runs buffered and says so" {
   kit_require_cmd fio jq
   SHARE_DIR=$BATS_TEST_TMPDIR/share DATA_FILE_MB=8 DURATION=1 RANDOM_JOBS=1 RANDOM_QUEUE_DEPTH=2
+  SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=2
   mkdir -p "$SHARE_DIR" "$BATS_TEST_TMPDIR/bin"
   # this machine's file systems all take O_DIRECT: a dd that fails as on one that does not
   printf '#!/bin/sh\necho "dd: failed to open x: Invalid argument" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/dd"
