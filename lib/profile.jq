@@ -8,6 +8,7 @@
 # async request waited), for every SMB2 command; 'count' level counts only (times stay 0).
 # Each smbd process writes its counters to smbprofile.tdb at most 1 s after it worked, and when
 # it exits; 'smbstatus -P' prints the sum of all of them since smbd started.
+include "clientcpu";
 
 # The SMB2 commands in protocol order (MS-SMB2 2.2.1), as Samba names them.
 def profile_commands:
@@ -18,15 +19,16 @@ def profile_commands:
 # profile_parse_text: the text of 'smbstatus -P' (a string) -> snapshot object
 #   {connects, disconnects, requests, commands: {read: {count, time, idle, inbytes,
 #    outbytes}, ...}}. Reads only 'name: number' lines, so banners, section rulers and counters
-# a later Samba adds (failed counts, latency buckets, per-share sections) are ignored; a
-# counter that is missing is 0. (smbd's own cpu_user/cpu_system counters are left out: summed
+# a later Samba adds (failed counts, latency buckets) are ignored; a name printed twice (a
+# later Samba's per-share sections repeat the names after the global ones) counts the first
+# time; a counter that is missing is 0. (smbd's own cpu_user/cpu_system counters are left out: summed
 # over parent and workers they gave 8.8 s of CPU for a 2-second run on 2 cores here; the kit
 # takes smbd's CPU from its cgroup.)
 def profile_parse_text:
   [splits("\n")
     | capture("^\\s*(?<k>[A-Za-z0-9_]+):\\s+(?<v>[0-9]+)\\s*$")
     | {key: .k, value: (.v | tonumber)}]
-  | from_entries as $c
+  | reverse | from_entries as $c
   | {
       connects: ($c.connect_count // 0),
       disconnects: ($c.disconnect_count // 0),
@@ -83,9 +85,13 @@ def profile_diff($before; $after; $level):
         }
     end;
 
+# profile_value($command; $key): one figure (calls, time_us, bytes_in, bytes_out) of one command
+# in a diff (0 when it was not called).
+def profile_value($command; $key):
+  ([.commands[]? | select(.command == $command) | .[$key]] | add) // 0;
+
 # profile_calls($command): calls of one command in a diff (0 when it was not called).
-def profile_calls($command):
-  ([.commands[]? | select(.command == $command) | .calls] | add) // 0;
+def profile_calls($command): profile_value($command; "calls");
 
 # profile_us: microseconds for humans, three significant digits ("36.9 µs", "407 µs",
 # "1.28 ms", "2.10 s" shows as "2.1 s").
@@ -143,3 +149,19 @@ def profile_count_check($what; $client; $server; $tolerance_pct):
      warning: (if $ok then null
        else "the server counted \((($p | fabs) * 10 | round) / 10) % \(if $p < 0 then "fewer" else "more" end) \($what) than the client reported (\($client) against \($server); tolerance \($tolerance_pct) %)"
        end)};
+
+# serverview($ev; $what; $checks): what a metric's verdict adds for one measurement, from its
+# evidence object $ev (raw/NAME.evidence.json): {details: {server_view, cpu}, warnings}.
+# server_view is the profile probe's result (plus "checks"), cpu is clientcpu_split; warnings:
+# each count check beyond its tolerance, the CPU warnings, the probe's own. $checks: what the
+# client said it did, against one figure of one command (key: calls, the default, or bytes_in,
+# bytes_out), e.g.
+#   [{what: "reads", client: $f.ops, command: "read", tolerance_pct: 0},
+#    {what: "bytes read", client: $io_bytes, command: "read", key: "bytes_out", tolerance_pct: 1}]
+def serverview($ev; $what; $checks):
+  ($ev.probes.profile // {available: false, reason: "no profile probe ran"}) as $p
+  | ($ev | clientcpu_split) as $c
+  | [$checks[] | select($p.available == true and (.client | type) == "number") | . as $k
+      | profile_count_check($k.what; $k.client; ($p | profile_value($k.command; $k.key // "calls")); $k.tolerance_pct)] as $cc
+  | {details: {server_view: ($p + (if ($cc | length) > 0 then {checks: $cc} else {} end)), cpu: $c},
+     warnings: ([$cc[].warning | select(. != null)] + ($c | clientcpu_warnings($what)) + ($p.warnings // []))};

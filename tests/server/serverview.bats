@@ -142,7 +142,7 @@ wire_requests() {
 @test "profile_parse_text ignores rulers, unknown counters and counters of later Samba versions" {
   kit_require_cmd jq
   run jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text | [.connects, .commands.read.count, .commands.write.count]' \
-    <<<$'**** SMB2 Calls ****\nconnect_count:    3\nsmb2_read_count:  7\nsmb2_read_failed_count: 99\nsmb2_read_buckets[0]: 5\nweird line\n'
+    <<<$'**** SMB2 Calls ****\nconnect_count:    3\nsmb2_read_count:  7\nsmb2_read_failed_count: 99\nsmb2_read_buckets[0]: 5\nweird line\n**** share perftest ****\nsmb2_read_count:  2\n'
   assert_success
   assert_output '[3,7,0]'
 }
@@ -208,6 +208,26 @@ wire_requests() {
   e=$(jq -c '.probes.cgcpu = {available: false, reason: "helpers/cgcpu is not built"}' <<<"$e")
   run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_line'
   assert_output 'client/server CPU: not available (helpers/cgcpu is not built)'
+}
+
+@test "serverview: a verdict's details and warnings from a real evidence file of the issue-8 runner" {
+  kit_require_cmd jq
+  # tests/fixtures/serverview/run: lib/measure.sh of the house branch with the probes
+  # smbdlog cifs profile clientcpu cgcpu, smb-files and smb-login-storm against a private smbd
+  local r=$FIX/run
+  run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" --slurpfile f "$r/metadata.json" \
+    'include "profile"; serverview($e[0]; "metadata"; [{what: "files written", client: $f[0].create.ops, command: "write", tolerance_pct: 0}])
+     | [.details.server_view.checks[0].ok, .details.server_view.checks[0].server, (.details.cpu.client.cores > 0), .warnings]'
+  assert_success
+  assert_output '[true,3142,true,[]]'
+  # the login run: one Negotiate per login, and a client count that disagrees gives the warning
+  run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" --slurpfile f "$r/login.json" \
+    'include "profile"; serverview($e[0]; "login"; [{what: "logins", client: ($f[0].ops + 10), command: "negprot", tolerance_pct: 1}]) | .warnings[]'
+  assert_output 'the server counted 3 % fewer logins than the client reported (331 against 321; tolerance 1 %)'
+  # without a profile probe (an older evidence file): not available, and nothing breaks
+  run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" \
+    'include "profile"; serverview($e[0] | del(.probes.profile); "login"; [{what: "logins", client: 1, command: "negprot", tolerance_pct: 1}]) | .details.server_view | profile_table'
+  assert_output 'server view: not available (no profile probe ran)'
 }
 
 @test "profile probe: a real smbd's read count equals smb-readers' own count" {
