@@ -224,6 +224,11 @@ wire_requests() {
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" --slurpfile f "$r/login.json" \
     'include "profile"; serverview($e[0]; "login"; [{what: "logins", client: ($f[0].ops + 10), command: "negprot", tolerance_pct: 1}]) | .warnings[]'
   assert_output 'the server counted 3 % fewer logins than the client reported (331 against 321; tolerance 1 %)'
+  # bytes instead of calls: 4 KiB a file plus 112 bytes of SMB2 header a Write (2.7 %)
+  run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" \
+    'include "profile"; serverview($e[0]; "metadata"; [{what: "bytes written", client: (3142 * 4096), command: "write", key: "bytes_in", tolerance_pct: 3}])
+     | .details.server_view.checks[0] | [.server, .ok, (.diff_pct * 10 | round)]'
+  assert_output '[13221536,true,27]'
   # without a profile probe (an older evidence file): not available, and nothing breaks
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" \
     'include "profile"; serverview($e[0] | del(.probes.profile); "login"; [{what: "logins", client: 1, command: "negprot", tolerance_pct: 1}]) | .details.server_view | profile_table'
