@@ -20,7 +20,7 @@ set -euo pipefail
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount cleanup run
+common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup run
 
 main() {
   common_colour_init

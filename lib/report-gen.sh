@@ -19,17 +19,22 @@ set -euo pipefail
 
 REPORT_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# reportgen_settings_json FILE: print settings.env (KEY=%q lines) as one JSON object.
+# reportgen_settings_json FILE: print settings.env (KEY=VALUE lines, read as data by
+# lib/settings.sh, never sourced) as one JSON object.
 reportgen_settings_json() {
   [[ -f $1 ]] || {
     echo '{}'
     return 0
   }
   (
-    # shellcheck source=/dev/null
-    source "$1"
-    sed -n 's/^\([A-Z_][A-Z0-9_]*\)=.*/\1/p' "$1" | while IFS= read -r key; do
-      printf '%s\t%s\n' "$key" "${!key//$'\t'/ }"
+    # shellcheck source=lib/common.sh
+    source "$REPORT_LIB/common.sh"
+    # shellcheck source=lib/settings.sh
+    source "$REPORT_LIB/settings.sh"
+    KIT_ROOT=${REPORT_LIB%/*}
+    settings_read_file "$1" "$(settings_keys_regex)"
+    for key in "${SETTINGS_READ_ORDER[@]}"; do
+      printf '%s\t%s\n' "$key" "${SETTINGS_READ[$key]//$'\t'/ }"
     done
   ) | jq -Rn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
 }
@@ -89,11 +94,13 @@ reportgen_main() {
       printf "warning: skipping '%s': not a metric object\n" "$f" >&2
     fi
   done
+  local settings
+  settings=$(reportgen_settings_json "$dir/settings.env") || return 1
   tmp=$(mktemp "$dir/.results.XXXXXX")
   # shellcheck disable=SC2016 # jq program
   jq -n \
     --slurpfile system "$dir/system.json" \
-    --argjson settings "$(reportgen_settings_json "$dir/settings.env")" \
+    --argjson settings "$settings" \
     --argjson incomplete "$incomplete" --arg why "$why" \
     --argjson metrics "$(if ((${#metric_files[@]})); then jq -s '.' "${metric_files[@]}"; else echo '[]'; fi)" \
     --argjson raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort | jq -Rn '[inputs]')" '
