@@ -91,7 +91,8 @@ common_secret_end() {
   { [[ -z ${COMMON_XTRACE:-} ]] || set -x; } 2>/dev/null
 }
 
-# common_tmp_track FILE: remove FILE when the script exits (a half-written temp file).
+# common_tmp_track PATH: remove PATH when the script exits (a half-made temp file or folder;
+# once renamed into place it is gone from PATH and nothing is removed).
 common_tmp_track() {
   COMMON_TMPFILES+=("$1")
 }
@@ -121,7 +122,9 @@ common_on_signal() {
 common_on_exit() {
   local status=$? f
   trap '' INT TERM HUP
-  for f in "${COMMON_TMPFILES[@]}"; do rm -f -- "$f" 2>/dev/null || true; done
+  for f in "${COMMON_TMPFILES[@]}"; do
+    if [[ -e $f ]]; then rm -rf --one-file-system -- "$f" 2>/dev/null || true; fi
+  done
   if [[ -n ${COMMON_ON_EXIT:-} ]]; then "$COMMON_ON_EXIT" "$status" || true; fi
   exit "$status"
 }

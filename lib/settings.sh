@@ -138,7 +138,7 @@ settings_forget_inherited() {
   local v
   for v in $(compgen -v KIT_); do
     case $v in
-      KIT_SETTINGS | KIT_DEBUG | KIT_ROOT | KIT_REQUIRE_ROOT | KIT_REQUIRE_TOOLS) ;;
+      KIT_SETTINGS | KIT_DEBUG | KIT_ROOT | KIT_LOCK_WAIT_S | KIT_REQUIRE_ROOT | KIT_REQUIRE_TOOLS) ;;
       *) unset "$v" ;;
     esac
   done

@@ -60,7 +60,7 @@ state_set() {
 
 # state_get KEY: print the stored value of KEY (empty when unset or no state file).
 state_get() {
-  [[ -f $KIT_STATE_FILE ]] || return 0
+  [[ -f $KIT_STATE_FILE ]] && state_dir_is_kit "${KIT_STATE_FILE%/*}" || return 0
   (
     settings_read_file "$KIT_STATE_FILE" "$STATE_KEYS"
     printf '%s\n' "${SETTINGS_READ[$1]:-}"
@@ -68,10 +68,14 @@ state_get() {
 }
 
 # state_load: set and export every key of the state file (read as data; unknown keys and bad
-# lines die with the line number); 1 when there is no file.
+# lines die with the line number); 1 when there is no file, or its folder has no kit marker.
 state_load() {
   local key
   [[ -f $KIT_STATE_FILE ]] || return 1
+  if ! state_dir_is_kit "${KIT_STATE_FILE%/*}"; then
+    log "ignored '$KIT_STATE_FILE': its folder was not made by the kit"
+    return 1
+  fi
   state_check_file
   settings_read_file "$KIT_STATE_FILE" "$STATE_KEYS"
   for key in "${SETTINGS_READ_ORDER[@]}"; do
@@ -125,10 +129,15 @@ state_dir_check() {
 # an existing empty folder is marked 'adopted' (cleanup empties it and keeps it). MODE and
 # OWNER are set only on a folder the kit made.
 state_dir_make() {
-  local dir=$1 mode=$2 owner=${3:-} kind
+  local dir=$1 mode=$2 owner=${3:-} kind tmp
   if [[ ! -d $dir ]]; then
-    common_timeout 10 mkdir -p -- "$dir" || die "cannot create '$dir'"
-    printf 'samba-perf-test kit folder made %s\n' "$dir" >"$dir/$STATE_DIR_MARKER"
+    # made under a temporary name with its marker, then renamed: never a kit folder without it
+    common_timeout 10 mkdir -p -- "${dir%/*}" || die "cannot create '${dir%/*}'"
+    tmp=$(mktemp -d "$dir.kit-XXXXXX") || die "cannot create a folder beside '$dir'"
+    common_tmp_track "$tmp"
+    printf 'samba-perf-test kit folder made %s\n' "$dir" >"$tmp/$STATE_DIR_MARKER"
+    chmod "$mode" "$tmp"
+    mv -T -- "$tmp" "$dir" || die "cannot create '$dir'"
   elif ! state_dir_is_kit "$dir"; then
     [[ -z $(common_timeout 5 ls -A -- "$dir" 2>/dev/null) ]] || die "'$dir' has files and was not made by the kit: kept"
     printf 'samba-perf-test kit folder adopted %s\n' "$dir" >"$dir/$STATE_DIR_MARKER"
