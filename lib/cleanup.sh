@@ -13,6 +13,7 @@ cleanup_stop() {
 # the test account (tdbsam and Unix) and the SELinux rules the kit added. Reads the settings
 # and the state file; without a state file it removes only what carries the kit's marks.
 cleanup_main() {
+  common_traps_init '' # Ctrl-C, TERM and HUP end it at once; running it again finishes the job
   settings_load "$KIT_ROOT"
   common_require_root
   lock_take cleanup

@@ -332,13 +332,13 @@ NFT
 
 # ---- 7. bounded and interruptible -----------------------------------------------------------
 
-# signal_at SIGNAL DELAY_S SCRIPT: run SCRIPT as its own process group, send SIGNAL to the group
-# after DELAY_S; print the exit status and the ms from the signal to the exit.
+# signal_at SIGNAL DELAY_S SCRIPT [ARG...]: run SCRIPT as its own process group, send SIGNAL to
+# the group after DELAY_S; print the exit status and the ms from the signal to the exit.
 signal_at() {
-  python3 - "$1" "$2" "$3" <<'PY'
+  python3 - "$@" <<'PY'
 import os, signal, subprocess, sys, time
-sig, delay, script = getattr(signal, "SIG" + sys.argv[1]), float(sys.argv[2]), sys.argv[3]
-p = subprocess.Popen([script], start_new_session=True, stdin=subprocess.DEVNULL,
+sig, delay, cmd = getattr(signal, "SIG" + sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 time.sleep(delay)
@@ -368,6 +368,9 @@ PY
       run signal_at "$sig" 0.1 "$KIT_ROOT/stop-samba.sh"
       read -r rc took <<<"${lines[-1]}"
       ((took < 2000)) || fail "$sig: stop-samba.sh took $took ms to end (exit $rc)"
+      run signal_at "$sig" 0.1 "$KIT_ROOT/test-samba.sh" cleanup
+      read -r rc took <<<"${lines[-1]}"
+      ((took < 2000)) || fail "$sig: cleanup took $took ms to end (exit $rc)"
       run "$KIT_ROOT/test-samba.sh" cleanup
       assert_success
       srv_assert_clean
@@ -383,4 +386,23 @@ PY
   umount "$BATS_TEST_TMPDIR/small"
   assert_failure 1
   assert_output --regexp "not enough free space in '$BATS_TEST_TMPDIR/small': need 50 MB, [0-9] MB free \(short by 4[0-9] MB\)"
+}
+
+@test "7 Ctrl-C and HUP during a hung command (stub testparm that sleeps) end the start within 2 s" {
+  local bin=$BATS_TEST_TMPDIR/bin sig rc took
+  mkdir -p "$bin"
+  printf '#!/bin/sh\necho $$ >"%s/hung"\nexec sleep 120\n' "$BATS_TEST_TMPDIR" >"$bin/testparm"
+  chmod +x "$bin/testparm"
+  for sig in INT HUP; do
+    rm -f "$BATS_TEST_TMPDIR/hung"
+    PATH=$bin:$PATH run signal_at "$sig" 2.5 "$KIT_ROOT/start-samba.sh"
+    [[ -e $BATS_TEST_TMPDIR/hung ]] || fail "the start did not reach testparm within 2.5 s: $output"
+    read -r rc took <<<"${lines[-1]}"
+    ((took < 2000)) || fail "$sig during testparm: the start took $took ms to end (exit $rc)"
+    sleep 0.2
+    ! kill -0 "$(<"$BATS_TEST_TMPDIR/hung")" 2>/dev/null || fail "the hung command survived the start"
+    run "$KIT_ROOT/test-samba.sh" cleanup
+    assert_success
+    srv_assert_clean
+  done
 }
