@@ -6,13 +6,13 @@ ACCOUNT_GECOS='samba perf test kit'
 
 # account_exists: true when TEST_USER is a Unix account.
 account_exists() {
-  getent passwd "$TEST_USER" >/dev/null 2>&1
+  common_timeout 30 getent passwd "$TEST_USER" >/dev/null 2>&1
 }
 
 # account_is_kit: true when TEST_USER exists and carries the kit's GECOS mark.
 account_is_kit() {
   local gecos
-  gecos=$(getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
+  gecos=$(common_timeout 30 getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
   [[ $gecos == "$ACCOUNT_GECOS" ]]
 }
 
@@ -132,7 +132,7 @@ account_remove() {
   fi
   if account_is_kit; then
     common_timeout 60 userdel "$TEST_USER" >/dev/null 2>&1 || die "could not remove user '$TEST_USER'"
-    if getent group "$TEST_USER" >/dev/null 2>&1 && [[ -z $(getent group "$TEST_USER" | cut -d: -f4) ]]; then
+    if common_timeout 30 getent group "$TEST_USER" >/dev/null 2>&1 && [[ -z $(common_timeout 30 getent group "$TEST_USER" | cut -d: -f4) ]]; then
       common_timeout 60 groupdel "$TEST_USER" >/dev/null 2>&1 || true
     fi
     log "removed user '$TEST_USER'"

@@ -171,3 +171,19 @@ CONF
   assert_output --partial "setting 'RESULTS_DIR'"
   assert_output --partial "SHARE_DIR"
 }
+
+@test "settings_quote and settings_read_file round-trip any one-line value" {
+  local f=$BATS_TEST_TMPDIR/rt.env v i=0
+  local -a values=('plain' 'a b' 'q"uote' "s'ingle" 'back\slash' '$(id)' '`id`' '#hash' ' lead' '' 'x # y' 'uid=0,seal')
+  : >"$f"
+  for v in "${values[@]}"; do
+    printf 'K%d=%s\n' "$i" "$(settings_quote "$v")" >>"$f"
+    i=$((i + 1))
+  done
+  settings_read_file "$f"
+  i=0
+  for v in "${values[@]}"; do
+    [[ ${SETTINGS_READ[K$i]} == "$v" ]] || fail "'$v' came back as '${SETTINGS_READ[K$i]}'"
+    i=$((i + 1))
+  done
+}
