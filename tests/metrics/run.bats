@@ -96,6 +96,7 @@ last_run() {
   [[ ! -e $dir/results ]] || fail "a results folder was made for a refused run"
   # a state file whose server is gone: refused too
   mkdir -p "$dir/state"
+  printf 'samba-perf-test kit folder made %s\n' "$dir/state" >"$dir/state/.samba-perf-test" # lib/state.sh trusts a marked STATE_DIR only
   printf 'KIT_SERVICE_MODE=daemon\nKIT_SMBD_PID=999999\n' >"$dir/state/kit.env"
   KIT_SETTINGS=$dir/settings.conf run "$KIT_ROOT/test-samba.sh" login
   assert_failure 1
