@@ -26,9 +26,10 @@ lock_holder_is_run() {
 }
 
 # lock_take WHAT: take the kit's lock for WHAT (start, stop, cleanup, run), held until the
-# script exits (fd LOCK_FD). Waits up to LOCK_WAIT_S s, then dies naming the holder. For stop
-# and cleanup, a test run that holds the lock is first stopped (TERM: it writes its partial
-# report and restarts the server), waiting at most LOCK_WAIT_S s.
+# script exits (fd LOCK_FD). Waits up to LOCK_WAIT_S s, then dies naming the holder. A run
+# refuses at once when another run holds it. For stop and cleanup, a test run that holds the
+# lock is first stopped (TERM: it writes its partial report and restarts the server), waiting
+# at most LOCK_WAIT_S s.
 lock_take() {
   local what=$1 file holder pid cmd
   [[ $LOCK_WAIT_S =~ ^[1-9][0-9]{0,3}$ ]] || LOCK_WAIT_S=30
@@ -40,7 +41,9 @@ lock_take() {
   if ! flock -n "$LOCK_FD"; then
     holder=$(lock_holder)
     pid=${holder%% *} cmd=${holder#* }
-    if [[ $what == stop || $what == cleanup ]] && [[ $cmd == run ]] && lock_holder_is_run "$pid"; then
+    if [[ $what == run && $cmd == run ]]; then
+      die "another ./test-samba.sh run is measuring this test server (pid $pid): wait for it to finish"
+    elif [[ $what == stop || $what == cleanup ]] && [[ $cmd == run ]] && lock_holder_is_run "$pid"; then
       log "$what: a test run (pid $pid) is measuring this server: stopping it first"
       kill -TERM "$pid" 2>/dev/null || true
     else

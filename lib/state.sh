@@ -40,7 +40,7 @@ state_check_file() {
 state_set() {
   local key=$1 value=$2 tmp k
   [[ $key =~ ^($STATE_KEYS)$ ]] || die "bad state key '$key'"
-  [[ -d ${KIT_STATE_FILE%/*} ]] || mkdir -p "${KIT_STATE_FILE%/*}"
+  [[ -d ${KIT_STATE_FILE%/*} ]] || state_dir_make "${KIT_STATE_FILE%/*}" 0755
   state_check_file
   tmp=$(mktemp "$KIT_STATE_FILE.XXXXXX") || die "cannot write in '${KIT_STATE_FILE%/*}'"
   common_tmp_track "$tmp"

@@ -191,8 +191,10 @@ last_run() {
 @test "run: a second run against the same server is refused while the first one measures" {
   kit_require_root
   kit_require_cmd flock
-  exec 9>>"$M_ROOT/state/test-run.lock"
+  local lock=/run/samba-perf-test/smbd-perf-test-m.lock # lib/lock.sh: one lock per SERVICE_NAME
+  exec 9>>"$lock"
   flock -n 9
+  echo "$$ run" >"$lock.holder"
   run "$KIT_ROOT/test-samba.sh" memory
   exec 9>&-
   assert_failure 1

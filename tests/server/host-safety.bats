@@ -265,7 +265,7 @@ NFT
     assert_names "the kit is busy: 'start' (pid $holder) holds the lock"
     ((SECONDS - t0 <= 6)) || fail "$cmd waited $((SECONDS - t0)) s"
   done
-  kill "$FOREIGN_PID"
+  kill "$holder" "$FOREIGN_PID" # the holder: bash -c, which became 'sleep' (it holds the lock)
   FOREIGN_PID=''
   [[ ! -e $SRV_ROOT/state ]] || fail "a start went on without the lock"
 }
