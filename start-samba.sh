@@ -13,11 +13,12 @@
 #
 # Exit status: 0 the server answers, 1 it could not be started, 2 usage error.
 set -euo pipefail
+umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount cleanup
+common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup
 
 START_LOGIN_TIMEOUT=30
 
@@ -28,6 +29,8 @@ start_preflight() {
   service_check_port
   account_check
   service_check_unit
+  service_check_cgroup
+  redirect_check
   for key in CONF_DIR STATE_DIR LOG_DIR SHARE_DIR MOUNT_POINT; do state_dir_check "$key"; done
 }
 
@@ -50,11 +53,12 @@ start_dirs() {
   state_dir_make "$MOUNT_POINT" 0755
 }
 
-# start_interrupted: the trap for Ctrl-C and TERM during the start.
-start_interrupted() {
-  trap - INT TERM
-  warn "interrupted: run 'sudo ./test-samba.sh cleanup' to undo, or start-samba.sh again"
-  exit 130
+# start_on_exit STATUS: the end of every start (EXIT trap): after a failure or a signal, say
+# how to undo what is in place; a later start or cleanup picks it up.
+start_on_exit() {
+  (($1 != 0)) || return 0
+  [[ ${START_CHANGED:-no} == yes ]] || return 0
+  warn "the start did not finish: run './test-samba.sh cleanup' (as root) to undo, or start-samba.sh again"
 }
 
 # start_summary: the last lines: what runs, how, where, and the next command.
@@ -76,17 +80,20 @@ start_summary() {
     log "  mounted:     no ($(state_get KIT_MOUNT_SKIP))"
   fi
   log "  SELinux:     $(state_get KIT_SELINUX)"
-  log "next: sudo ./test-samba.sh    (stop: sudo ./stop-samba.sh; remove all: sudo ./test-samba.sh cleanup)"
+  log "next, as root: ./test-samba.sh    (stop: ./stop-samba.sh; remove all: ./test-samba.sh cleanup)"
 }
 
 main() {
   local t0 restart=no pid
   common_init_no_args "$0" "$@"
+  common_traps_init start_on_exit
   t0=$SECONDS
   settings_load "$KIT_ROOT"
   common_require_root
+  lock_take start
   start_preflight
-  trap start_interrupted INT TERM
+  common_check_space "$STATE_DIR" 16
+  START_CHANGED=yes
 
   deps_ensure
   start_require_cmds smbd testparm smbpasswd pdbedit smbclient nft ss
@@ -130,7 +137,6 @@ main() {
 
   mount_up
   state_set KIT_STARTED_AT "$(date -u +%FT%TZ)"
-  trap - INT TERM
   state_load
   [[ $restart == no ]] || log "restarted with the new settings"
   start_summary

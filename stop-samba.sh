@@ -7,19 +7,22 @@
 #
 # Exit status: 0 stopped (or nothing was running), 1 something could not be stopped, 2 usage.
 set -euo pipefail
+umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state account smbconf selinux service redirect mount cleanup
+common_source_libs "$KIT_ROOT" settings state lock account smbconf selinux service redirect mount cleanup
 
 main() {
   common_init_no_args "$0" "$@"
+  common_traps_init ''
   settings_load "$KIT_ROOT"
   common_require_root
+  lock_take stop
   state_load || true
   cleanup_stop
-  log "stopped: config, user and data are kept; start again with 'sudo ./start-samba.sh'"
+  log "stopped: config, user and data are kept; start again (as root) with './start-samba.sh'"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

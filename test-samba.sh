@@ -19,11 +19,12 @@
 # Exit status: 0 nothing failed (SKIP does not fail), 1 a metric failed or the run
 # could not be done, 2 usage error.
 set -euo pipefail
+umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount \
+common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount \
   cleanup registry child measure fio system results report run
 
 # usage: the usage text, then the metric names and their count from lib/metrics/list.

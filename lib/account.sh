@@ -6,13 +6,13 @@ ACCOUNT_GECOS='samba perf test kit'
 
 # account_exists: true when TEST_USER is a Unix account.
 account_exists() {
-  getent passwd "$TEST_USER" >/dev/null 2>&1
+  common_timeout 30 getent passwd "$TEST_USER" >/dev/null 2>&1
 }
 
 # account_is_kit: true when TEST_USER exists and carries the kit's GECOS mark.
 account_is_kit() {
   local gecos
-  gecos=$(getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
+  gecos=$(common_timeout 30 getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
   [[ $gecos == "$ACCOUNT_GECOS" ]]
 }
 
@@ -23,7 +23,8 @@ account_check() {
   fi
 }
 
-# account_password_new: print a new random password (24 letters and digits).
+# account_password_new: print a new random password (24 letters and digits). Call it with the
+# trace off (common_secret_begin).
 account_password_new() {
   local pw=''
   while ((${#pw} < 24)); do
@@ -32,10 +33,18 @@ account_password_new() {
   printf '%s' "${pw:0:24}"
 }
 
-# account_password: print the password stored in the credentials file (empty when none).
+# account_password: print the password stored in the credentials file (empty when none). Call
+# it with the trace off (common_secret_begin).
 account_password() {
   [[ -f $KIT_CREDENTIALS ]] || return 0
   sed -n 's/^password=//p' "$KIT_CREDENTIALS" | head -n 1
+}
+
+# account_pending_file: print the path of the mark that says the credentials file holds a
+# password the passdb may not have yet (written before a new password, removed after the
+# passdb has it), so an interrupted start is completed by the next one.
+account_pending_file() {
+  printf '%s/passdb.pending\n' "$STATE_DIR"
 }
 
 # account_ensure_unix: create the system user (no home, no login shell) unless it is there.
@@ -47,7 +56,7 @@ account_ensure_unix() {
   fi
   [[ -x $shell ]] || shell=/sbin/nologin
   [[ -x $shell ]] || shell=/bin/false
-  useradd --system --no-create-home --home-dir /nonexistent --shell "$shell" \
+  common_timeout 60 useradd --system --no-create-home --home-dir /nonexistent --shell "$shell" \
     --comment "$ACCOUNT_GECOS" --user-group "$TEST_USER" ||
     die "could not create user '$TEST_USER'"
   log "user: created system user '$TEST_USER' (no login shell)"
@@ -67,37 +76,50 @@ account_remove_old() {
 account_ensure_credentials() {
   local pw tmp
   if [[ -f $KIT_CREDENTIALS ]] && grep -qxF "username=$TEST_USER" "$KIT_CREDENTIALS" &&
-    [[ -n $(account_password) ]]; then
+    grep -q '^password=.' "$KIT_CREDENTIALS"; then
     log "credentials: '$KIT_CREDENTIALS' already in place"
     return 0
   fi
-  pw=$(account_password_new)
+  : >"$(account_pending_file)"
   tmp=$(umask 077 && mktemp "$KIT_CREDENTIALS.XXXXXX")
+  common_tmp_track "$tmp"
+  common_secret_begin
+  pw=$(account_password_new)
   printf 'username=%s\npassword=%s\ndomain=%s\n' "$TEST_USER" "$pw" "$SMBCONF_WORKGROUP" >"$tmp"
+  pw=''
+  common_secret_end
   chmod 0600 "$tmp"
   chown 0:0 "$tmp"
   mv -f "$tmp" "$KIT_CREDENTIALS"
-  ACCOUNT_PASSWORD_NEW=yes
   log "credentials: wrote '$KIT_CREDENTIALS' (root only, new random password)"
 }
 
 # account_in_passdb: true when the kit's passdb has TEST_USER.
 account_in_passdb() {
-  [[ -f $KIT_CONF ]] && pdbedit -s "$KIT_CONF" -u "$TEST_USER" >/dev/null 2>&1
+  [[ -f $KIT_CONF ]] && common_timeout 30 pdbedit -s "$KIT_CONF" -u "$TEST_USER" >/dev/null 2>&1
 }
 
 # account_ensure_passdb: add or update TEST_USER in the kit's tdbsam with the password of the
 # credentials file (via stdin, never argv).
 account_ensure_passdb() {
-  local pw
-  if account_in_passdb && [[ ${ACCOUNT_PASSWORD_NEW:-no} != yes ]]; then
+  local pw ok=yes pending
+  pending=$(account_pending_file)
+  if [[ ! -e $pending ]] && account_in_passdb; then
     log "passdb: '$TEST_USER' already in place"
     return 0
   fi
+  common_secret_begin
   pw=$(account_password)
-  [[ -n $pw ]] || die "no password in '$KIT_CREDENTIALS'"
-  printf '%s\n%s\n' "$pw" "$pw" | smbpasswd -c "$KIT_CONF" -s -a "$TEST_USER" >/dev/null ||
-    die "could not add '$TEST_USER' to the kit's passdb"
+  if [[ -z $pw ]]; then
+    ok=empty
+  elif ! printf '%s\n%s\n' "$pw" "$pw" | common_timeout 30 smbpasswd -c "$KIT_CONF" -s -a "$TEST_USER" >/dev/null; then
+    ok=no
+  fi
+  pw=''
+  common_secret_end
+  [[ $ok != empty ]] || die "no password in '$KIT_CREDENTIALS'"
+  [[ $ok == yes ]] || die "could not add '$TEST_USER' to the kit's passdb"
+  rm -f "$pending"
   log "passdb: set '$TEST_USER' in the kit's own passdb"
 }
 
@@ -105,16 +127,16 @@ account_ensure_passdb() {
 # system. Quiet when already gone.
 account_remove() {
   if [[ -f $KIT_CONF ]] && account_in_passdb; then
-    pdbedit -s "$KIT_CONF" -x -u "$TEST_USER" >/dev/null 2>&1 || warn "could not remove '$TEST_USER' from the kit's passdb"
+    common_timeout 30 pdbedit -s "$KIT_CONF" -x -u "$TEST_USER" >/dev/null 2>&1 || warn "could not remove '$TEST_USER' from the kit's passdb"
     log "removed '$TEST_USER' from the kit's passdb"
   fi
   if account_is_kit; then
-    userdel "$TEST_USER" >/dev/null 2>&1 || die "could not remove user '$TEST_USER'"
-    if getent group "$TEST_USER" >/dev/null 2>&1 && [[ -z $(getent group "$TEST_USER" | cut -d: -f4) ]]; then
-      groupdel "$TEST_USER" >/dev/null 2>&1 || true
+    common_timeout 60 userdel "$TEST_USER" >/dev/null 2>&1 || die "could not remove user '$TEST_USER'"
+    if common_timeout 30 getent group "$TEST_USER" >/dev/null 2>&1 && [[ -z $(common_timeout 30 getent group "$TEST_USER" | cut -d: -f4) ]]; then
+      common_timeout 60 groupdel "$TEST_USER" >/dev/null 2>&1 || true
     fi
     log "removed user '$TEST_USER'"
   elif account_exists; then
-    warn "user '$TEST_USER' was not made by the kit: kept"
+    log "kept user '$TEST_USER': not made by the kit"
   fi
 }

@@ -57,7 +57,76 @@ common_init_no_args() {
 
 # common_require_root: die unless running as root.
 common_require_root() {
-  [[ $(id -u) -eq 0 ]] || die "this needs root: run it with sudo"
+  [[ $(id -u) -eq 0 ]] || die "this needs root: run it as root (with sudo where the host has it)"
+}
+
+# common_timeout SECONDS CMD...: run CMD, killed after SECONDS (then KILL 2 s later). CMD
+# stays in the script's process group, so Ctrl-C and a dropped terminal reach it at once.
+common_timeout() {
+  local secs=$1
+  shift
+  timeout --foreground -k 2 "$secs" "$@"
+}
+
+# common_check_space DIR NEED_MB: die unless the file system of DIR (or of its nearest existing
+# folder above) has NEED_MB MB free, naming the folder and the shortfall.
+common_check_space() {
+  local dir=$1 need=$2 avail
+  while [[ ! -d $dir && $dir == /* && $dir != / ]]; do dir=${dir%/*} && dir=${dir:-/}; done
+  avail=$(common_timeout 10 df -Pk -- "$dir" | awk 'NR == 2 { print int($4 / 1024) }') ||
+    die "cannot read the free space of '$dir'"
+  [[ $avail =~ ^[0-9]+$ ]] || die "cannot read the free space of '$dir'"
+  ((avail >= need)) ||
+    die "not enough free space in '$dir': need $need MB, $avail MB free (short by $((need - avail)) MB)"
+}
+
+# common_secret_begin: stop the KIT_DEBUG trace while a secret is handled (the trace would
+# print it); common_secret_end puts the trace back as it was.
+common_secret_begin() {
+  { COMMON_XTRACE=${-//[^x]/} && set +x; } 2>/dev/null
+}
+
+# common_secret_end: see common_secret_begin.
+common_secret_end() {
+  { [[ -z ${COMMON_XTRACE:-} ]] || set -x; } 2>/dev/null
+}
+
+# common_tmp_track PATH: remove PATH when the script exits (a half-made temp file or folder;
+# once renamed into place it is gone from PATH and nothing is removed).
+common_tmp_track() {
+  COMMON_TMPFILES+=("$1")
+}
+
+# common_traps_init ON_EXIT: one EXIT trap for the entry script: every way out (success, die,
+# errexit, Ctrl-C, TERM, a dropped terminal) removes the tracked temp files, then runs the
+# function ON_EXIT with the exit status. INT, TERM and HUP exit at once (130, 143, 129).
+common_traps_init() {
+  COMMON_ON_EXIT=$1
+  COMMON_TMPFILES=()
+  trap 'common_on_exit' EXIT
+  trap 'common_on_signal INT 130' INT
+  trap 'common_on_signal TERM 143' TERM
+  trap 'common_on_signal HUP 129' HUP
+}
+
+# common_on_signal NAME STATUS: the signal traps: say which signal, exit with STATUS.
+common_on_signal() {
+  trap '' INT TERM HUP
+  COMMON_SIGNAL=$1
+  printf '\n' >&2
+  warn "interrupted ($1)"
+  exit "$2"
+}
+
+# common_on_exit: the EXIT trap: remove the tracked temp files, then call COMMON_ON_EXIT STATUS.
+common_on_exit() {
+  local status=$? f
+  trap '' INT TERM HUP
+  for f in "${COMMON_TMPFILES[@]}"; do
+    if [[ -e $f ]]; then rm -rf --one-file-system -- "$f" 2>/dev/null || true; fi
+  done
+  if [[ -n ${COMMON_ON_EXIT:-} ]]; then "$COMMON_ON_EXIT" "$status" || true; fi
+  exit "$status"
 }
 
 # common_have CMD: true when CMD is on PATH.

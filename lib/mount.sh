@@ -4,17 +4,46 @@
 # mount_has_cifs: true when the kernel has cifs (/proc/filesystems, else after modprobe cifs).
 mount_has_cifs() {
   grep -qw cifs /proc/filesystems 2>/dev/null && return 0
-  common_have modprobe && modprobe -q cifs 2>/dev/null && grep -qw cifs /proc/filesystems 2>/dev/null
+  common_have modprobe && common_timeout 30 modprobe -q cifs 2>/dev/null && grep -qw cifs /proc/filesystems 2>/dev/null
 }
 
-# mount_options_now: print the options of the cifs mount at MOUNT_POINT; 1 when not mounted.
+# mount_entry_at: print 'SOURCE FSTYPE OPTIONS' of the last (top) mount at MOUNT_POINT (the
+# canonical path, as /proc/mounts writes it); 1 when nothing is mounted there.
+mount_entry_at() {
+  awk -v mp="$MOUNT_POINT" '$2 == mp { e = $1 " " $3 " " $4; found = 1 } END { if (found) print e; exit !found }' /proc/self/mounts
+}
+
+# mount_is_kit: true when the top mount at MOUNT_POINT is the kit's: cifs from the kit's UNC
+# (the current one or the one the state recorded at mount time).
+mount_is_kit() {
+  local src type opts
+  read -r src type opts < <(mount_entry_at) || return 1
+  [[ $type == cifs ]] || return 1
+  [[ $src == "$KIT_UNC" || (-n ${KIT_MOUNT_SRC:-} && $src == "$KIT_MOUNT_SRC") ]]
+}
+
+# mount_check_foreign: die when something that is not the kit's is mounted at MOUNT_POINT.
+mount_check_foreign() {
+  local e
+  e=$(mount_entry_at) || return 0
+  mount_is_kit && return 0
+  die "setting 'MOUNT_POINT' names '$MOUNT_POINT', where '${e%% *}' (${e#* }) is mounted and is not the kit's: choose a new folder"
+}
+
+# mount_options_now: print the options of the kit's cifs mount at MOUNT_POINT; 1 when not mounted.
 mount_options_now() {
-  awk -v mp="$MOUNT_POINT" '$2 == mp && $3 == "cifs" { print $4; found = 1; exit } END { exit !found }' /proc/mounts
+  local src type opts
+  mount_is_kit || return 1
+  read -r src type opts < <(mount_entry_at) || return 1
+  printf '%s\n' "$opts"
 }
 
-# mount_source_now: print the source of the cifs mount at MOUNT_POINT; 1 when not mounted.
+# mount_source_now: print the source of the kit's cifs mount at MOUNT_POINT; 1 when not mounted.
 mount_source_now() {
-  awk -v mp="$MOUNT_POINT" '$2 == mp && $3 == "cifs" { print $1; found = 1; exit } END { exit !found }' /proc/mounts
+  local src type opts
+  mount_is_kit || return 1
+  read -r src type opts < <(mount_entry_at) || return 1
+  printf '%s\n' "$src"
 }
 
 # mount_wanted_options: print the -o options for the current settings.
@@ -47,7 +76,9 @@ mount_up() {
     log "mount: '$KIT_UNC' already mounted at '$MOUNT_POINT'"
   else
     mount_down
-    timeout 60 mount -t cifs "$KIT_UNC" "$MOUNT_POINT" -o "$(mount_wanted_options)" ||
+    mount_check_foreign
+    state_set KIT_MOUNT_SRC "$KIT_UNC"
+    common_timeout 60 mount -t cifs "$KIT_UNC" "$MOUNT_POINT" -o "$(mount_wanted_options)" ||
       die "could not mount '$KIT_UNC' at '$MOUNT_POINT' (see dmesg)"
     log "mount: '$KIT_UNC' at '$MOUNT_POINT'"
   fi
@@ -56,12 +87,19 @@ mount_up() {
   state_set KIT_MOUNT_OPTS "$(mount_options_now)"
 }
 
-# mount_down: unmount MOUNT_POINT when the kit's cifs mount is there; quiet otherwise.
+# mount_down: unmount MOUNT_POINT when the kit's cifs mount is there (checked right before);
+# a mount that is not the kit's is kept and named; quiet when nothing is mounted.
 mount_down() {
-  mount_options_now >/dev/null || return 0
-  if ! timeout 30 umount "$MOUNT_POINT"; then
+  local e
+  e=$(mount_entry_at) || return 0
+  if ! mount_is_kit; then
+    log "kept the mount of '${e%% *}' at '$MOUNT_POINT': not made by the kit"
+    return 0
+  fi
+  if ! common_timeout 30 umount "$MOUNT_POINT"; then
+    mount_is_kit || return 0
     warn "'$MOUNT_POINT' is busy: detaching it (umount -l)"
-    umount -l "$MOUNT_POINT" || die "could not unmount '$MOUNT_POINT'"
+    common_timeout 30 umount -l "$MOUNT_POINT" || die "could not unmount '$MOUNT_POINT'"
   fi
   if [[ -f $KIT_STATE_FILE ]]; then state_set KIT_MOUNTED no; fi
   log "mount: unmounted '$MOUNT_POINT'"

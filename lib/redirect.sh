@@ -1,13 +1,17 @@
 # lib/redirect.sh: the one nftables rule that sends CLIENT_ADDR:445 to SERVER_ADDR:TEST_PORT,
-# in the kit's own table 'ip NFT_TABLE' (nat output hook, dstnat priority). Touches no other
-# table; not persisted. Sourced; functions only. Needs the loaded settings.
+# in the kit's own table 'ip NFT_TABLE' (nat output hook, dstnat priority). The table carries
+# the kit's comment; a table without it is never replaced or deleted. Not persisted.
+# Sourced; functions only. Needs the loaded settings.
+
+REDIRECT_MARK='samba-perf-test kit'
 
 # redirect_ruleset: print the nft script that (re)creates the kit's table atomically.
 redirect_ruleset() {
   cat <<NFT
-table ip $NFT_TABLE
+table ip $NFT_TABLE { comment "$REDIRECT_MARK"; }
 delete table ip $NFT_TABLE
 table ip $NFT_TABLE {
+  comment "$REDIRECT_MARK"
   chain output {
     type nat hook output priority -100; policy accept;
     ip daddr $CLIENT_ADDR tcp dport 445 dnat to $SERVER_ADDR:$TEST_PORT
@@ -16,17 +20,41 @@ table ip $NFT_TABLE {
 NFT
 }
 
-# redirect_present: true when the kit's table exists.
-redirect_present() {
-  nft list table ip "$NFT_TABLE" >/dev/null 2>&1
+# redirect_table_state TABLE: print 'kit' when 'ip TABLE' exists with the kit's comment,
+# 'foreign' when it exists without it; 1 when it does not exist.
+redirect_table_state() {
+  local text
+  text=$(common_timeout 10 nft list table ip "$1" 2>/dev/null) || return 1
+  if grep -qxF $'\tcomment "'"$REDIRECT_MARK"'"' <<<"$text"; then echo kit; else echo foreign; fi
+}
+
+# redirect_check: die when NFT_TABLE names a table that exists and is not the kit's.
+redirect_check() {
+  common_have nft || return 0
+  [[ $(redirect_table_state "$NFT_TABLE") != foreign ]] ||
+    die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which exists and is not the kit's (no kit comment): set NFT_TABLE to a new name"
 }
 
 # redirect_current: true when the kit's table holds exactly the rule for the current settings.
 redirect_current() {
   local rules
-  rules=$(nft list table ip "$NFT_TABLE" 2>/dev/null) || return 1
+  [[ $(redirect_table_state "$NFT_TABLE") == kit ]] || return 1
+  rules=$(common_timeout 10 nft list table ip "$NFT_TABLE" 2>/dev/null) || return 1
   grep -qE "ip daddr $CLIENT_ADDR tcp dport 445 dnat (ip )?to $SERVER_ADDR:$TEST_PORT\$" <<<"$rules" &&
     (($(grep -c 'dnat' <<<"$rules") == 1))
+}
+
+# redirect_delete TABLE: delete 'ip TABLE' when it carries the kit's comment (checked right
+# before); a table without it is kept and named. Quiet when it is not there.
+redirect_delete() {
+  local st
+  st=$(redirect_table_state "$1") || return 0
+  if [[ $st != kit ]]; then
+    log "kept nftables table 'ip $1': not made by the kit"
+    return 0
+  fi
+  common_timeout 10 nft delete table ip "$1" || die "could not remove the nftables table 'ip $1'"
+  log "redirect: removed nftables table 'ip $1'"
 }
 
 # redirect_add: create or replace the kit's table (one transaction).
@@ -36,26 +64,22 @@ redirect_add() {
     log "redirect: nftables table 'ip $NFT_TABLE' already in place ($CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT)"
     return 0
   fi
-  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]] &&
-    nft list table ip "$KIT_NFT_TABLE" >/dev/null 2>&1; then
-    nft delete table ip "$KIT_NFT_TABLE" && log "redirect: removed the kit's old table 'ip $KIT_NFT_TABLE' (NFT_TABLE changed)"
+  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]]; then
+    redirect_delete "$KIT_NFT_TABLE"
   fi
-  redirect_ruleset | nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
+  redirect_check
   state_set KIT_NFT_TABLE "$NFT_TABLE"
   KIT_NFT_TABLE=$NFT_TABLE
+  redirect_ruleset | common_timeout 10 nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
   log "redirect: nftables table 'ip $NFT_TABLE': $CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT"
 }
 
 # redirect_remove: delete the kit's table (and the one the state names, if NFT_TABLE changed);
-# quiet when it is not there.
+# only tables with the kit's comment; quiet when they are not there.
 redirect_remove() {
   common_have nft || return 0
-  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]] &&
-    nft list table ip "$KIT_NFT_TABLE" >/dev/null 2>&1; then
-    nft delete table ip "$KIT_NFT_TABLE" || die "could not remove the nftables table 'ip $KIT_NFT_TABLE'"
-    log "redirect: removed nftables table 'ip $KIT_NFT_TABLE'"
+  if [[ -n ${KIT_NFT_TABLE:-} && $KIT_NFT_TABLE != "$NFT_TABLE" ]]; then
+    redirect_delete "$KIT_NFT_TABLE"
   fi
-  redirect_present || return 0
-  nft delete table ip "$NFT_TABLE" || die "could not remove the nftables table 'ip $NFT_TABLE'"
-  log "redirect: removed nftables table 'ip $NFT_TABLE'"
+  redirect_delete "$NFT_TABLE"
 }

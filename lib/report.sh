@@ -2,17 +2,18 @@
 # from the folder alone; the advice of lib/advice.json as Markdown for README.md.
 # Sourced; functions only. Entry: 'test-samba.sh report'.
 
-# report_settings_json FILE: print settings.env (KEY=%q lines) as one JSON object.
+# report_settings_json FILE: print settings.env (KEY=VALUE lines, read as data by
+# settings_read_file, never sourced: a results folder may come from someone else) as one JSON
+# object. Any upper-case key is taken, so folders of other kit versions still read.
 report_settings_json() {
   [[ -f $1 ]] || {
     echo '{}'
     return 0
   }
   (
-    # shellcheck source=/dev/null
-    source "$1"
-    sed -n 's/^\([A-Z_][A-Z0-9_]*\)=.*/\1/p' "$1" | while IFS= read -r key; do
-      printf '%s\t%s\n' "$key" "${!key//$'\t'/ }"
+    settings_read_file "$1" '[A-Z][A-Z0-9_]*'
+    for key in "${SETTINGS_READ_ORDER[@]}"; do
+      printf '%s\t%s\n' "$key" "${SETTINGS_READ[$key]//$'\t'/ }"
     done
   ) | jq -Rn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
 }

@@ -42,10 +42,7 @@ run_require_started() {
   if ! service_is_running; then
     die "the test server is not running: run ./start-samba.sh first"
   fi
-  if common_have flock; then
-    exec {RUN_LOCK_FD}>>"$STATE_DIR/test-run.lock"
-    flock -n "$RUN_LOCK_FD" || die "another ./test-samba.sh run is measuring this test server: wait for it to finish"
-  fi
+  lock_take run && RUN_LOCK_FD=$LOCK_FD # lib/lock.sh: one lock for start, stop, cleanup, runs
 }
 
 # run_service_start: service_start in a subshell (it dies on failure) without the run's lock

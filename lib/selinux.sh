@@ -23,14 +23,23 @@ selinux_mode() {
 
 # selinux_rules: print 'TYPE PATH' for every file-context rule the kit needs.
 selinux_rules() {
-  printf '%s %s\n' samba_share_t "$SHARE_DIR" samba_var_t "$STATE_DIR" samba_log_t "$LOG_DIR" \
-    samba_etc_t "$CONF_DIR"
+  printf '%s %s\n' samba_share_t "$SHARE_DIR" samba_var_t "$STATE_DIR" \
+    samba_secrets_t "$STATE_DIR/private" samba_log_t "$LOG_DIR" samba_etc_t "$CONF_DIR"
+}
+
+# selinux_regex PATH: print the file-context regex for PATH and everything below it, with the
+# regex characters of the path escaped.
+selinux_regex() {
+  local p=$1
+  p=${p//./\\.} p=${p//+/\\+}
+  printf '%s(/.*)?\n' "$p"
 }
 
 # selinux_apply: when SELinux is on, add the file contexts and the port, relabel the folders;
-# record what was added in the state. Nothing (but one line) when SELinux is off.
+# record in the state what the kit added. A rule that is already there and that the state does
+# not record as the kit's is the admin's: it is kept as it is and never recorded.
 selinux_apply() {
-  local mode type path rules=''
+  local mode type path re rules='' port='' old_rules=${KIT_SELINUX_FCONTEXTS:-} old_port=${KIT_SELINUX_PORT:-}
   mode=$(selinux_mode)
   state_set KIT_SELINUX "$mode"
   if [[ $mode == disabled ]]; then
@@ -39,18 +48,29 @@ selinux_apply() {
   fi
   common_have semanage || die "SELinux is $mode but 'semanage' is missing: install policycoreutils-python-utils"
   while read -r type path; do
-    if ! semanage fcontext -a -t "$type" "$path(/.*)?" 2>/dev/null; then
-      semanage fcontext -m -t "$type" "$path(/.*)?" || die "could not label '$path' as $type"
+    re=$(selinux_regex "$path")
+    if [[ " $old_rules " == *" $type=$path "* ]]; then
+      rules+="$type=$path "
+    elif common_timeout 120 semanage fcontext -a -t "$type" "$re" 2>/dev/null; then
+      rules+="$type=$path "
+      state_set KIT_SELINUX_FCONTEXTS "${rules% }"
+    elif common_timeout 60 semanage fcontext -l 2>/dev/null | grep -qF -- "$re "; then
+      log "selinux: kept the file context of '$path': not the kit's (it was there before)"
+    else
+      die "could not label '$path' as $type"
     fi
-    rules+="$type=$path "
   done < <(selinux_rules)
   state_set KIT_SELINUX_FCONTEXTS "${rules% }"
-  if ! semanage port -a -t smbd_port_t -p tcp "$TEST_PORT" 2>/dev/null; then
-    semanage port -m -t smbd_port_t -p tcp "$TEST_PORT" || die "could not add tcp port $TEST_PORT to smbd_port_t"
+  if [[ $old_port == "$TEST_PORT" ]]; then
+    port=$TEST_PORT
+  elif common_timeout 120 semanage port -a -t smbd_port_t -p tcp "$TEST_PORT" 2>/dev/null; then
+    port=$TEST_PORT
+  else
+    log "selinux: kept the port rule of tcp $TEST_PORT: not the kit's (it was there before); smbd may not bind it"
   fi
-  state_set KIT_SELINUX_PORT "$TEST_PORT"
+  state_set KIT_SELINUX_PORT "$port"
   while read -r type path; do
-    restorecon -RF "$path" || die "could not relabel '$path'"
+    common_timeout 300 restorecon -RF "$path" || die "could not relabel '$path'"
   done < <(selinux_rules)
   log "selinux: $mode; labelled the share, state, log and config folders; port $TEST_PORT is smbd_port_t"
 }
@@ -61,11 +81,15 @@ selinux_label_unit() {
   restorecon -F "$1" || warn "could not relabel '$1'"
 }
 
-# selinux_remove: delete the file contexts and the port rule that the state says the kit added.
+# selinux_remove: delete exactly the file contexts and the port rule that the state says the
+# kit added; without a state file nothing is deleted (a rule may be the admin's).
 selinux_remove() {
-  local rule port
-  port=${KIT_SELINUX_PORT:-}
+  local rule
   if [[ $(selinux_mode) == disabled ]]; then
+    return 0
+  fi
+  if ! state_exists; then
+    log "selinux: no state file: kept every SELinux rule (the kit cannot tell its own from the admin's)"
     return 0
   fi
   if ! common_have semanage; then
@@ -73,12 +97,12 @@ selinux_remove() {
     return 0
   fi
   for rule in ${KIT_SELINUX_FCONTEXTS:-}; do
-    semanage fcontext -d "${rule#*=}(/.*)?" 2>/dev/null &&
+    common_timeout 120 semanage fcontext -d "$(selinux_regex "${rule#*=}")" 2>/dev/null &&
       log "selinux: removed the file context of '${rule#*=}'"
   done
-  if [[ -n $port ]]; then
-    semanage port -d -t smbd_port_t -p tcp "$port" 2>/dev/null &&
-      log "selinux: removed tcp port $port from smbd_port_t"
+  if [[ -n ${KIT_SELINUX_PORT:-} ]]; then
+    common_timeout 120 semanage port -d -t smbd_port_t -p tcp "$KIT_SELINUX_PORT" 2>/dev/null &&
+      log "selinux: removed tcp port $KIT_SELINUX_PORT from smbd_port_t"
   fi
   return 0
 }

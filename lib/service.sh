@@ -5,9 +5,12 @@
 
 SERVICE_MARKER='samba-perf-test kit unit'
 
-# service_mode: print 'systemd' when systemd is PID 1 (sd_booted), else 'daemon'.
+# service_mode: print 'systemd' when systemd is PID 1 (sd_booted, and PID 1 is systemd: a
+# left-over /run/systemd/system in a container does not count), else 'daemon'.
 service_mode() {
-  if [[ -d /run/systemd/system ]] && common_have systemctl; then
+  local init=''
+  read -r init </proc/1/comm 2>/dev/null || true
+  if [[ -d /run/systemd/system && $init == systemd ]] && common_have systemctl; then
     echo systemd
   else
     echo daemon
@@ -38,17 +41,38 @@ service_smbd() {
   printf '%s\n' "$p"
 }
 
+# service_unit_file_is_kit FILE: true when FILE is a regular file whose first line is exactly
+# the kit's marker line.
+service_unit_file_is_kit() {
+  local line=''
+  [[ -f $1 && ! -L $1 ]] || return 1
+  read -r line <"$1" || true
+  [[ $line == "# $SERVICE_MARKER" ]]
+}
+
+# service_unit_is_kit UNIT: true when systemd loads UNIT from the kit's unit file (the path
+# the kit writes, carrying the marker line), or when systemd does not know UNIT at all.
+service_unit_is_kit() {
+  local unit=$1 file=/etc/systemd/system/$1 frag
+  frag=$(common_timeout 10 systemctl show -p FragmentPath --value "$unit" 2>/dev/null) || frag=''
+  if [[ -n $frag ]]; then
+    [[ $frag == "$file" ]] && service_unit_file_is_kit "$file"
+  else
+    [[ ! -e $file ]] || service_unit_file_is_kit "$file"
+  fi
+}
+
 # service_check_unit: die when the unit name is taken by a unit the kit did not write.
 service_check_unit() {
   local file frag
   [[ $(service_mode) == systemd ]] || return 0
   file=$(service_unit_file)
-  if [[ -e $file ]] && ! grep -qF "$SERVICE_MARKER" "$file"; then
-    die "unit '$(service_unit)' exists and was not written by the kit ('$file'): set SERVICE_NAME to a new name"
+  if [[ -e $file ]] && ! service_unit_file_is_kit "$file"; then
+    die "setting 'SERVICE_NAME': unit '$(service_unit)' exists and was not written by the kit ('$file'): set SERVICE_NAME to a new name"
   fi
-  frag=$(systemctl show -p FragmentPath --value "$(service_unit)" 2>/dev/null) || frag=''
+  frag=$(common_timeout 10 systemctl show -p FragmentPath --value "$(service_unit)" 2>/dev/null) || frag=''
   if [[ -n $frag && $frag != "$file" ]]; then
-    die "unit '$(service_unit)' is already defined in '$frag': set SERVICE_NAME to a new name"
+    die "setting 'SERVICE_NAME': unit '$(service_unit)' is already defined in '$frag': set SERVICE_NAME to a new name"
   fi
 }
 
@@ -64,7 +88,7 @@ service_pid_is_ours() {
 service_main_pid() {
   local pid='' file
   if [[ ${KIT_SERVICE_MODE:-$(service_mode)} == systemd ]] && [[ -n ${KIT_UNIT:-} || $(service_mode) == systemd ]]; then
-    pid=$(systemctl show -p MainPID --value "${KIT_UNIT:-$(service_unit)}" 2>/dev/null) || pid=''
+    pid=$(common_timeout 10 systemctl show -p MainPID --value "${KIT_UNIT:-$(service_unit)}" 2>/dev/null) || pid=''
     [[ $pid != 0 ]] || pid=''
   fi
   if [[ -z $pid ]]; then
@@ -103,25 +127,57 @@ service_cgroup1_root() {
   printf '%s\n' "$mp"
 }
 
-# service_cgroup_make: create the kit's own cgroup (v2, else v1 cpuacct); set SERVICE_CGROUP
-# and SERVICE_CGROUP_SOURCE (cgroup2|cgroup1|proc, empty cgroup for proc).
+# service_cgroup_mark_file: print the path of the file that names the daemon-mode cgroup the
+# kit made (a cgroup file system holds no files of ours, so the mark lives in STATE_DIR).
+service_cgroup_mark_file() {
+  printf '%s/cgroup.mark\n' "$STATE_DIR"
+}
+
+# service_cgroup_is_kit DIR: true when DIR is a cgroup the kit made (named in the mark file).
+service_cgroup_is_kit() {
+  local f
+  f=$(service_cgroup_mark_file)
+  [[ -n $1 && -f $f && ! -L $f ]] && grep -qxF -- "$1" "$f"
+}
+
+# service_cgroup_candidates: print the daemon-mode cgroup paths for SERVICE_NAME (v2, v1).
+service_cgroup_candidates() {
+  local root
+  if root=$(service_cgroup2_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
+  if root=$(service_cgroup1_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
+  return 0
+}
+
+# service_check_cgroup: die when a daemon-mode cgroup named SERVICE_NAME exists and was not
+# made by the kit (changes nothing).
+service_check_cgroup() {
+  local dir
+  [[ $(service_mode) == daemon ]] || return 0
+  while IFS= read -r dir; do
+    [[ ! -d $dir ]] || service_cgroup_is_kit "$dir" ||
+      die "setting 'SERVICE_NAME': the cgroup '$dir' exists and was not made by the kit: set SERVICE_NAME to a new name"
+  done < <(service_cgroup_candidates)
+}
+
+# service_cgroup_make: create the kit's own cgroup (v2, else v1 cpuacct), naming it in the
+# mark file first; set SERVICE_CGROUP and SERVICE_CGROUP_SOURCE (cgroup2|cgroup1|proc, empty
+# cgroup for proc). A cgroup of that name the kit did not make is never used.
 service_cgroup_make() {
-  local root dir
+  local root dir src mark
   SERVICE_CGROUP='' SERVICE_CGROUP_SOURCE=proc
-  if root=$(service_cgroup2_root); then
+  mark=$(service_cgroup_mark_file)
+  for src in cgroup2 cgroup1; do
+    root=$(service_"${src}"_root) || continue
     dir=$root/$SERVICE_NAME
+    if [[ -d $dir ]] && ! service_cgroup_is_kit "$dir"; then
+      die "the cgroup '$dir' exists and was not made by the kit: set SERVICE_NAME to a new name"
+    fi
+    grep -qxF -- "$dir" "$mark" 2>/dev/null || printf '%s\n' "$dir" >>"$mark" || die "cannot write '$mark'"
     if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
-      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=cgroup2
+      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=$src
       return 0
     fi
-  fi
-  if root=$(service_cgroup1_root); then
-    dir=$root/$SERVICE_NAME
-    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
-      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=cgroup1
-      return 0
-    fi
-  fi
+  done
   warn "no cgroup could be made: CPU and memory are measured from /proc"
 }
 
@@ -138,6 +194,7 @@ service_unit_install() {
   SERVICE_UNIT_CHANGED=no
   file=$(service_unit_file)
   tmp=$(mktemp "$file.XXXXXX")
+  common_tmp_track "$tmp"
   smbconf_render_template "$1/templates/smbd-perf-test.service.in" \
     "MARKER=$SERVICE_MARKER" "SERVER_ADDR=$SERVER_ADDR" "TEST_PORT=$TEST_PORT" \
     "STATE_DIR=$STATE_DIR" "LIMIT_NOFILE=$(service_limit_nofile)" "SMBD=$(service_smbd)" \
@@ -149,7 +206,7 @@ service_unit_install() {
   fi
   mv -f "$tmp" "$file"
   selinux_label_unit "$file"
-  systemctl daemon-reload || die "systemctl daemon-reload failed"
+  common_timeout 60 systemctl daemon-reload || die "systemctl daemon-reload failed or timed out"
   SERVICE_UNIT_CHANGED=yes
   log "service: wrote unit '$file'"
 }
@@ -160,14 +217,14 @@ service_unit_remove() {
   file=$(service_unit_file)
   if [[ -n ${KIT_UNIT:-} ]]; then file=/etc/systemd/system/$KIT_UNIT; fi
   [[ -f $file ]] || return 0
-  if ! grep -qF "$SERVICE_MARKER" "$file"; then
-    warn "'$file' was not written by the kit: kept"
+  if ! service_unit_file_is_kit "$file"; then
+    log "kept '$file': not made by the kit"
     return 0
   fi
   rm -f "$file"
   if [[ $(service_mode) == systemd ]]; then
-    systemctl daemon-reload || true
-    systemctl reset-failed "${file##*/}" >/dev/null 2>&1 || true
+    common_timeout 60 systemctl daemon-reload || true
+    common_timeout 10 systemctl reset-failed "${file##*/}" >/dev/null 2>&1 || true
   fi
   log "removed unit '$file'"
 }
@@ -179,11 +236,11 @@ service_start() {
   mode=$(service_mode)
   smbd=$(service_smbd)
   if [[ $mode == systemd ]]; then
-    timeout 90 systemctl start "$(service_unit)" || {
-      systemctl status --no-pager "$(service_unit)" >&2 || true
+    common_timeout 90 systemctl start "$(service_unit)" || {
+      common_timeout 10 systemctl status --no-pager "$(service_unit)" >&2 || true
       die "could not start '$(service_unit)'"
     }
-    cg=$(systemctl show -p ControlGroup --value "$(service_unit)")
+    cg=$(common_timeout 10 systemctl show -p ControlGroup --value "$(service_unit)")
     if [[ -n $cg && -n $(service_cgroup2_root 2>/dev/null) && -d $(service_cgroup2_root)$cg ]]; then
       cg=$(service_cgroup2_root)$cg
       SERVICE_CGROUP_SOURCE=cgroup2
@@ -200,6 +257,7 @@ service_start() {
     state_set KIT_CGROUP "$SERVICE_CGROUP"
     state_set KIT_SERVICE_MODE "$mode"
     (
+      if [[ -n ${LOCK_FD:-} ]]; then exec {LOCK_FD}>&-; fi # the daemon must not hold the kit's lock
       if [[ -n $SERVICE_CGROUP ]]; then
         printf '%s\n' "$BASHPID" >"$SERVICE_CGROUP/cgroup.procs" || exit 3
       fi
@@ -219,17 +277,17 @@ service_start() {
   KIT_SMBD_PID=$pid
 }
 
-# service_kit_cgroups: print the cgroup folders of the kit that exist: KIT_CGROUP, and in
-# daemon mode the kit's own cgroup names (found even when an interrupted start left no state).
+# service_kit_cgroups: print the cgroup folders of the kit that exist: KIT_CGROUP when systemd
+# made it, and the daemon-mode cgroups named in the kit's mark file (found even when an
+# interrupted start left no state). A cgroup without the mark is never listed.
 service_kit_cgroups() {
-  local root
+  local dir
   {
-    [[ -z ${KIT_CGROUP:-} ]] || printf '%s\n' "$KIT_CGROUP"
-    if [[ ${KIT_SERVICE_MODE:-daemon} != systemd ]]; then
-      if root=$(service_cgroup2_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
-      if root=$(service_cgroup1_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
-    fi
-  } | sort -u | while IFS= read -r root; do [[ ! -d $root ]] || printf '%s\n' "$root"; done
+    if [[ ${KIT_SERVICE_MODE:-} == systemd && -n ${KIT_CGROUP:-} ]]; then printf '%s\n' "$KIT_CGROUP"; fi
+    while IFS= read -r dir; do
+      if service_cgroup_is_kit "$dir"; then printf '%s\n' "$dir"; fi
+    done < <(service_cgroup_candidates)
+  } | sort -u | while IFS= read -r dir; do [[ ! -d $dir ]] || printf '%s\n' "$dir"; done
 }
 
 # service_kit_procs: print the PIDs in every cgroup of the kit.
@@ -252,8 +310,11 @@ service_stop() {
   unit=${KIT_UNIT:-$(service_unit)}
   pid=$(service_main_pid 2>/dev/null) || pid=''
   if [[ $mode == systemd && $(service_mode) == systemd ]]; then
-    if systemctl is-active --quiet "$unit" 2>/dev/null; then
-      timeout 60 systemctl stop "$unit" || warn "systemctl stop '$unit' failed or timed out"
+    if ! service_unit_is_kit "$unit"; then
+      log "kept unit '$unit': not made by the kit"
+      pid=''
+    elif common_timeout 10 systemctl is-active --quiet "$unit" 2>/dev/null; then
+      common_timeout 60 systemctl stop "$unit" || warn "systemctl stop '$unit' failed or timed out"
     fi
   elif [[ -n $pid ]]; then
     kill -TERM "$pid" 2>/dev/null || true
@@ -274,20 +335,32 @@ service_stop() {
   if [[ $mode != systemd ]]; then
     while IFS= read -r cg; do rmdir "$cg" 2>/dev/null || true; done < <(service_kit_cgroups)
   fi
+  service_cgroup_forget
   [[ -z $pid ]] || log "service: stopped smbd (pid $pid)"
   return 0
 }
 
+# service_cgroup_forget: drop the mark file's lines of cgroups that are gone.
+service_cgroup_forget() {
+  local f dir keep=''
+  f=$(service_cgroup_mark_file)
+  [[ -f $f ]] || return 0
+  while IFS= read -r dir; do
+    [[ ! -d $dir ]] || keep+=$dir$'\n'
+  done <"$f"
+  if [[ -z $keep ]]; then rm -f "$f"; else printf '%s' "$keep" >"$f"; fi
+}
+
 # service_port_holders: print the PIDs listening on SERVER_ADDR:TEST_PORT (or *:TEST_PORT).
 service_port_holders() {
-  ss -Hltnp "sport = :$TEST_PORT" 2>/dev/null | grep -oE 'pid=[0-9]+' | cut -d= -f2 | sort -u
+  common_timeout 10 ss -Hltnp "sport = :$TEST_PORT" 2>/dev/null | grep -oE 'pid=[0-9]+' | cut -d= -f2 | sort -u
 }
 
 # service_check_port: die when TEST_PORT is in use by anything but the kit's own smbd.
 service_check_port() {
   local pid ours='' p
   common_have ss || return 0
-  [[ -n $(ss -Hltn "sport = :$TEST_PORT" 2>/dev/null) ]] || return 0
+  [[ -n $(common_timeout 10 ss -Hltn "sport = :$TEST_PORT" 2>/dev/null) ]] || return 0
   ours=$(service_main_pid 2>/dev/null) || ours=''
   for p in $(service_port_holders); do
     pid=$p
@@ -303,7 +376,7 @@ service_check_port() {
 # service_login ADDR PORT: one real login (session setup + tree connect) with the credentials
 # file; quiet. Uses smbclient with the kit's config.
 service_login() {
-  timeout 10 smbclient -s "$KIT_CONF" -A "$KIT_CREDENTIALS" "//$1/$SHARE_NAME" -p "$2" -c '' >/dev/null 2>&1
+  common_timeout 10 smbclient -s "$KIT_CONF" -A "$KIT_CREDENTIALS" "//$1/$SHARE_NAME" -p "$2" -c '' >/dev/null 2>&1
 }
 
 # service_wait_login ADDR PORT TIMEOUT_S: wait until a real login works (helpers/smb-wait-login
@@ -311,7 +384,7 @@ service_login() {
 service_wait_login() {
   local addr=$1 port=$2 timeout=$3 helper=${KIT_ROOT:-}/helpers/smb-wait-login line
   if [[ -x $helper ]]; then
-    if line=$(timeout $((timeout + 5)) "$helper" -A "$KIT_CREDENTIALS" -t "$timeout" "//$addr:$port/$SHARE_NAME" 2>/dev/null) &&
+    if line=$(common_timeout $((timeout + 5)) "$helper" -A "$KIT_CREDENTIALS" -t "$timeout" "//$addr:$port/$SHARE_NAME" 2>/dev/null) &&
       [[ $line == *'"ok":true'* ]]; then
       return 0
     fi

@@ -2,70 +2,146 @@
 # then one check per key. Sourced; defines functions only. Needs lib/common.sh.
 # shellcheck disable=SC2034 # the settings are read by the other libraries
 
-# settings_keys: print every settings key, one a line, in the order of settings.conf.
+# The file syntax, shared by settings.conf, a KIT_SETTINGS file, the state file kit.env and a
+# results folder's settings.env (documented in settings.conf's header): one KEY=VALUE a line,
+# the key at the start of the line; VALUE is bare (no spaces; '\X' stands for X), "double
+# quoted" ('\"' and '\\' inside) or 'single quoted' (taken as is); a ' #' after the value
+# starts a comment; blank lines and lines starting with '#' are ignored. Nothing is expanded:
+# an unquoted or double-quoted '$' or '`' is an error. The files are never sourced.
+
+# settings_read_file FILE [KEYS_REGEX]: parse FILE into the associative array SETTINGS_READ
+# (KEY -> value) and the array SETTINGS_READ_ORDER (keys in file order). A line that is not
+# KEY=VALUE, a key set twice, or a key that does not match KEYS_REGEX (an anchored ERE; default:
+# any) dies with FILE:LINE. Changes nothing else.
+settings_read_file() {
+  local file=$1 re=${2:-} n=0 line key rest value tail
+  local re_dq='^"(([^"\\]|\\.)*)"(.*)$' re_sq="^'([^']*)'(.*)\$"
+  local re_bare='^(([^[:space:]"'"'"'\\#]|\\.)*)(.*)$' re_exp='(^|[^\\])(\\\\)*[$`]'
+  local re_tail='^([[:space:]]+#.*|[[:space:]]*)$' re_kv='^([A-Za-z_][A-Za-z0-9_]*)=(.*)$'
+  declare -gA SETTINGS_READ=()
+  declare -ga SETTINGS_READ_ORDER=()
+  [[ -f $file && -r $file ]] || die "cannot read '$file'"
+  while IFS= read -r line || [[ -n $line ]]; do
+    n=$((n + 1))
+    [[ $line != *$'\r'* ]] || die "$file:$n: carriage return in the line (DOS line ends): save the file with Unix line ends"
+    [[ ! $line =~ ^[[:space:]]*(#.*)?$ ]] || continue
+    [[ $line =~ $re_kv ]] || die "$file:$n: not a KEY=VALUE line: '$line'"
+    key=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+    [[ -z $re || $key =~ ^($re)$ ]] || die "$file:$n: unknown setting '$key'"
+    [[ -z ${SETTINGS_READ[$key]+x} ]] || die "$file:$n: setting '$key' is set twice"
+    if [[ $rest =~ $re_dq ]]; then
+      value=${BASH_REMATCH[1]} tail=${BASH_REMATCH[3]}
+    elif [[ $rest =~ $re_sq ]]; then
+      value=${BASH_REMATCH[1]} tail=${BASH_REMATCH[2]}
+    elif [[ $rest =~ $re_bare ]]; then
+      value=${BASH_REMATCH[1]} tail=${BASH_REMATCH[3]}
+    else
+      die "$file:$n: '$key': bad quoting: '$rest'"
+    fi
+    [[ $tail =~ $re_tail ]] ||
+      die "$file:$n: '$key': text after the value: '$tail' (quote a value with spaces: $key=\"a b\")"
+    if [[ ${rest:0:1} != "'" ]]; then
+      [[ ! $value =~ $re_exp ]] || die "$file:$n: '$key': '\$' and '\`' are not expanded: write the value itself"
+      settings_unescape "$value" value
+    fi
+    SETTINGS_READ[$key]=$value
+    SETTINGS_READ_ORDER+=("$key")
+  done <"$file"
+}
+
+# settings_unescape TEXT VAR: set VAR to TEXT with every '\X' replaced by X.
+settings_unescape() {
+  local s=$1 out='' re='^([^\\]*)\\(.)(.*)$'
+  while [[ $s =~ $re ]]; do
+    out+=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+    s=${BASH_REMATCH[3]}
+  done
+  printf -v "$2" '%s' "$out$s"
+}
+
+# settings_quote VALUE: print VALUE in the file syntax (bare when plain, else double-quoted).
+settings_quote() {
+  local v=$1
+  [[ $v != *$'\n'* ]] || die "a value with a line break cannot be stored: '$v'"
+  if [[ $v =~ ^[A-Za-z0-9_./:,=@+%-]*$ ]]; then
+    printf '%s\n' "$v"
+  else
+    v=${v//\\/\\\\} v=${v//\"/\\\"} v=${v//\$/\\\$} v=${v//\`/\\\`}
+    printf '"%s"\n' "$v"
+  fi
+}
+
+# settings_keys: print every settings key, one a line, in the order of settings.conf (the one
+# place keys and defaults are written down).
 settings_keys() {
-  printf '%s\n' \
-    TEST_PORT SERVER_ADDR CLIENT_ADDR SERVICE_NAME SHARE_NAME SHARE_DIR MOUNT_POINT CONF_DIR \
-    LOG_DIR STATE_DIR TEST_USER NFT_TABLE RESULTS_DIR INSTALL_PACKAGES \
-    ENCRYPTION SIGNING STRICT_SYNC USE_SENDFILE \
-    DURATION DATA_FILE_MB SMALL_FILE_KB WORKERS SEQ_STREAMS SEQ_QUEUE_DEPTH RANDOM_JOBS \
-    RANDOM_QUEUE_DEPTH LOAD_RATE CONCURRENCY_LEVELS MEMORY_CONNECTIONS STARTUP_ROUNDS DROP_CACHES \
-    TARGET_STARTUP_LOGIN_MAX_MS TARGET_RECOVERY_MAX_S TARGET_LOGIN_RATE_MIN \
-    TARGET_LOGIN_P95_MAX_MS TARGET_SEQWRITE_MIN_MBS TARGET_SEQREAD_MIN_MBS \
-    TARGET_RANDREAD_MIN_IOPS TARGET_RANDWRITE_MIN_IOPS TARGET_LATENCY_P99_MAX_MS \
-    TARGET_ERRORS_MAX_PCT TARGET_METADATA_MIN_FPS TARGET_CONCURRENCY_MIN_CLIENTS \
-    TARGET_CPU_PER_READ_MAX_US TARGET_MEMORY_PER_CONN_MAX_MB
+  settings_defaults_read
+  printf '%s\n' "${SETTINGS_KEYS[@]}"
 }
 
-# settings_defaults: assign the built-in default of every key (the same as settings.conf).
+# settings_defaults_read: read KIT_ROOT's settings.conf once into SETTINGS_KEYS (ordered) and
+# SETTINGS_DEFAULTS (KEY -> default).
+settings_defaults_read() {
+  [[ -z ${SETTINGS_KEYS+x} ]] || return 0
+  settings_read_file "${KIT_ROOT:?}/settings.conf" '[A-Z][A-Z0-9_]*'
+  declare -ga SETTINGS_KEYS=("${SETTINGS_READ_ORDER[@]}")
+  declare -gA SETTINGS_DEFAULTS=()
+  local k
+  for k in "${SETTINGS_KEYS[@]}"; do SETTINGS_DEFAULTS[$k]=${SETTINGS_READ[$k]}; done
+}
+
+# settings_keys_regex: print an ERE matching exactly the settings keys.
+settings_keys_regex() {
+  settings_defaults_read
+  local IFS='|'
+  printf '%s\n' "${SETTINGS_KEYS[*]}"
+}
+
+# settings_defaults: assign the default of every key (from settings.conf).
 settings_defaults() {
-  TEST_PORT=4450 SERVER_ADDR=127.0.0.1 CLIENT_ADDR=127.0.0.2 SERVICE_NAME=smbd-perf-test
-  SHARE_NAME=perftest SHARE_DIR=/srv/samba-perf-test MOUNT_POINT=/mnt/samba-perf-test
-  CONF_DIR=/etc/samba/perf-test LOG_DIR=/var/log/samba/perf-test
-  STATE_DIR=/var/lib/samba/perf-test TEST_USER=smbperf NFT_TABLE=samba_perf_test
-  RESULTS_DIR=results INSTALL_PACKAGES=yes
-  ENCRYPTION=no SIGNING=default STRICT_SYNC=yes USE_SENDFILE=no
-  DURATION=10 DATA_FILE_MB=1024 SMALL_FILE_KB=4 WORKERS=8 SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=8
-  RANDOM_JOBS=4 RANDOM_QUEUE_DEPTH=16 LOAD_RATE=500 CONCURRENCY_LEVELS="1 4 16 64 128"
-  MEMORY_CONNECTIONS=200 STARTUP_ROUNDS=3 DROP_CACHES=no
-  TARGET_STARTUP_LOGIN_MAX_MS=500 TARGET_RECOVERY_MAX_S=5 TARGET_LOGIN_RATE_MIN=100
-  TARGET_LOGIN_P95_MAX_MS=20 TARGET_SEQWRITE_MIN_MBS=200 TARGET_SEQREAD_MIN_MBS=1180
-  TARGET_RANDREAD_MIN_IOPS=10000 TARGET_RANDWRITE_MIN_IOPS=10000 TARGET_LATENCY_P99_MAX_MS=5
-  TARGET_ERRORS_MAX_PCT=0 TARGET_METADATA_MIN_FPS=1000 TARGET_CONCURRENCY_MIN_CLIENTS=64
-  TARGET_CPU_PER_READ_MAX_US=40 TARGET_MEMORY_PER_CONN_MAX_MB=1
+  local k
+  settings_defaults_read
+  for k in "${SETTINGS_KEYS[@]}"; do printf -v "$k" '%s' "${SETTINGS_DEFAULTS[$k]}"; done
 }
 
-# settings_load ROOT: defaults, then $KIT_SETTINGS (else ROOT/settings.conf), then the
-# environment; validate every key; set the derived KIT_* names. Dies on the first bad value.
+# settings_load ROOT: the defaults of ROOT/settings.conf, then $KIT_SETTINGS (when set), then
+# the environment; validate every key; set the derived KIT_* names. Files are read as data
+# (never sourced); dies on the first bad line or value.
 settings_load() {
-  local root=$1 file key line
+  local root=$1 key
   local -A from_env=()
-  file=${KIT_SETTINGS:-$root/settings.conf}
-  while IFS= read -r key; do
+  KIT_ROOT=${KIT_ROOT:-$root}
+  settings_defaults_read
+  for key in "${SETTINGS_KEYS[@]}"; do
     if [[ -v $key ]]; then from_env[$key]=${!key}; fi
-  done < <(settings_keys)
+  done
   settings_defaults
-  if [[ -e $file ]]; then
-    [[ -r $file ]] || die "cannot read settings file '$file'"
-    bash -n "$file" 2>/dev/null || die "settings file '$file' is not valid shell syntax: check 'bash -n $file'"
-    while IFS= read -r line; do
-      key=${line%%=*}
-      grep -qxF -- "$key" < <(settings_keys) || die "unknown setting '$key' in '$file'"
-    done < <(sed -nE 's/^[[:space:]]*(export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=.*/\2=/p' "$file")
-    # shellcheck source=/dev/null
-    source "$file"
-  elif [[ -n ${KIT_SETTINGS:-} ]]; then
-    die "settings file '$file' does not exist"
+  if [[ -n ${KIT_SETTINGS:-} ]]; then
+    [[ -e $KIT_SETTINGS ]] || die "settings file '$KIT_SETTINGS' does not exist"
+    settings_read_file "$KIT_SETTINGS" "$(settings_keys_regex)"
+    for key in "${SETTINGS_READ_ORDER[@]}"; do printf -v "$key" '%s' "${SETTINGS_READ[$key]}"; done
   fi
   for key in "${!from_env[@]}"; do
     printf -v "$key" '%s' "${from_env[$key]}"
   done
+  settings_forget_inherited
   settings_validate
-  [[ $RESULTS_DIR == /* ]] || RESULTS_DIR=$root/$RESULTS_DIR
   KIT_CONF=$CONF_DIR/smb.conf
   KIT_CREDENTIALS=$CONF_DIR/credentials
   KIT_STATE_FILE=$STATE_DIR/kit.env
   KIT_UNC=//$CLIENT_ADDR/$SHARE_NAME
+}
+
+# settings_forget_inherited: unset the state names (KIT_* but the documented switches
+# KIT_SETTINGS, KIT_DEBUG, KIT_ROOT): only the state file, never the environment, says what
+# the kit made.
+settings_forget_inherited() {
+  local v
+  for v in $(compgen -v KIT_); do
+    case $v in
+      KIT_SETTINGS | KIT_DEBUG | KIT_ROOT | KIT_LOCK_WAIT_S | KIT_REQUIRE_ROOT | KIT_REQUIRE_TOOLS) ;;
+      *) unset "$v" ;;
+    esac
+  done
 }
 
 # settings_bad KEY WHY: die naming the key, its value and what is wrong.
@@ -73,16 +149,18 @@ settings_bad() {
   die "setting '$1' has bad value '${!1}': $2"
 }
 
-# settings_int KEY MIN MAX: KEY must be a whole number in [MIN, MAX].
+# settings_int KEY MIN MAX: KEY must be a whole number in [MIN, MAX], written plainly (no sign,
+# no leading zero, at most 10 digits, so no overflow).
 settings_int() {
   local v=${!1}
-  [[ $v =~ ^[0-9]+$ ]] || settings_bad "$1" "not a whole number"
-  ((10#$v >= $2 && 10#$v <= $3)) || settings_bad "$1" "must be from $2 to $3"
+  [[ $v =~ ^(0|[1-9][0-9]{0,9})$ ]] || settings_bad "$1" "not a whole number (digits, no leading zero)"
+  ((v >= $2 && v <= $3)) || settings_bad "$1" "must be from $2 to $3"
 }
 
-# settings_number KEY: KEY must be a non-negative number (decimals allowed).
+# settings_number KEY: KEY must be a non-negative number below 10^9 (up to 6 decimals).
 settings_number() {
-  [[ ${!1} =~ ^[0-9]+(\.[0-9]+)?$ ]] || settings_bad "$1" "not a non-negative number"
+  [[ ${!1} =~ ^(0|[1-9][0-9]{0,8})(\.[0-9]{1,6})?$ ]] ||
+    settings_bad "$1" "not a non-negative number below 1000000000 (no leading zero, at most 6 decimals)"
 }
 
 # settings_enum KEY WORD...: KEY must be one of the words.
@@ -99,41 +177,109 @@ settings_name() {
     settings_bad "$1" "use 1-40 letters, digits, '.', '_' or '-', starting with a letter"
 }
 
-# settings_loopback KEY: KEY must be an IPv4 address in 127.0.0.0/8.
-settings_loopback() {
-  local v=${!1} o
-  [[ $v =~ ^127\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]] ||
-    settings_bad "$1" "must be an IPv4 loopback address (127.x.y.z)"
-  for o in "${BASH_REMATCH[@]:1}"; do
-    ((10#$o <= 255)) || settings_bad "$1" "must be an IPv4 loopback address (127.x.y.z)"
-  done
+# settings_ipv4_number ADDR: print ADDR (dotted quad, each part 0-255 without leading zeros)
+# as one number; 1 when it is not written that way.
+settings_ipv4_number() {
+  local o='(0|[1-9][0-9]{0,2})'
+  [[ $1 =~ ^$o\.$o\.$o\.$o$ ]] || return 1
+  local a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]} c=${BASH_REMATCH[3]} d=${BASH_REMATCH[4]}
+  ((a <= 255 && b <= 255 && c <= 255 && d <= 255)) || return 1
+  printf '%d\n' $(((a << 24) | (b << 16) | (c << 8) | d))
 }
 
-# settings_path KEY: KEY must be an absolute, plain path that is not a system folder.
+# settings_loopback KEY: KEY must be an IPv4 address in 127.0.0.0/8, written canonically.
+settings_loopback() {
+  local n
+  n=$(settings_ipv4_number "${!1}") ||
+    settings_bad "$1" "must be an IPv4 loopback address 127.x.y.z (each part 0-255, no leading zero)"
+  ((n >> 24 == 127)) || settings_bad "$1" "must be an IPv4 loopback address (127.x.y.z)"
+}
+
+# settings_realpath PATH: print PATH resolved (symlinks, '.', '..', '//', trailing '/'), the
+# way 'realpath -m' does, bounded in time (a hung mount on the way).
+settings_realpath() {
+  timeout --foreground -k 2 5 realpath -m -- "$1"
+}
+
+# settings_system_folder PATH: print why canonical PATH is a folder of the system or of
+# another program; 1 when it is not.
+settings_system_folder() {
+  local p=$1 parent name sys
+  for sys in / /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /media /mnt /opt /proc /root \
+    /run /sbin /srv /sys /tmp /usr /var /usr/local /var/tmp /var/opt; do
+    [[ $p != "$sys" ]] || {
+      echo "is a system folder"
+      return 0
+    }
+  done
+  for sys in /proc /sys /dev /boot /usr /bin /sbin /lib /lib32 /lib64 /libx32 /snap; do
+    [[ $p != "$sys"/* ]] || {
+      echo "is inside the system folder '$sys'"
+      return 0
+    }
+  done
+  parent=${p%/*} name=${p##*/}
+  [[ -n $parent ]] || parent=/
+  case $parent in
+    /etc | /var | /var/lib | /var/log | /var/cache | /var/spool | /var/mail | /run | /home | /root | \
+      /etc/samba | /var/lib/samba | /var/log/samba | /var/cache/samba | /run/samba | /usr/local)
+      # another program's configuration, state or logs, a home folder, the host Samba's folders
+      [[ $name == *perf-test* ]] || {
+        echo "is directly under '$parent', where other programs keep their files; use a folder whose name contains 'perf-test'"
+        return 0
+      }
+      ;;
+  esac
+  return 1
+}
+
+# settings_path KEY: KEY must be an absolute, plain path; it is replaced by its canonical form,
+# which must not be a system folder or another program's.
 settings_path() {
-  local v=${!1} sys
+  local v=${!1} canon why
   [[ $v == /* ]] || settings_bad "$1" "must be an absolute path"
   [[ $v =~ ^[A-Za-z0-9._/+-]+$ ]] || settings_bad "$1" "use only letters, digits and . _ - + / in paths"
-  [[ /$v/ != */../* && /$v/ != */./* && $v != */ ]] || settings_bad "$1" "must be a plain path (no '.', '..' or trailing '/')"
-  for sys in / /bin /boot /dev /etc /home /lib /lib64 /media /mnt /opt /proc /root /run /sbin \
-    /srv /sys /tmp /usr /var /etc/samba /var/lib /var/lib/samba /var/log /var/log/samba \
-    /var/cache /var/tmp /usr/local /usr/lib /usr/bin /usr/sbin /etc/systemd /run/samba; do
-    [[ $v != "$sys" ]] || settings_bad "$1" "is a system folder; the kit removes its folders on cleanup"
-  done
+  [[ /$v/ != */../* && /$v/ != */./* && $v != *//* && $v != */ ]] ||
+    settings_bad "$1" "must be a plain path (no '.', '..', '//' or trailing '/')"
+  canon=$(settings_realpath "$v") || settings_bad "$1" "cannot resolve the path"
+  [[ $canon =~ ^[A-Za-z0-9._/+-]+$ ]] || settings_bad "$1" "resolves to '$canon', which has characters the kit does not use"
+  if why=$(settings_system_folder "$canon"); then
+    [[ $canon == "$v" ]] || why="resolves to '$canon', which $why"
+    settings_bad "$1" "$why; the kit removes its folders on cleanup"
+  fi
+  printf -v "$1" '%s' "$canon"
 }
 
-# settings_validate: check every key; the first bad one dies with its name and value.
+# settings_results_dir ROOT: RESULTS_DIR (relative: below ROOT) resolved; not a system folder,
+# not one of the kit's removed folders or inside them (cleanup would delete the results).
+settings_results_dir() {
+  local v=$RESULTS_DIR key why
+  [[ -n $v && $v =~ ^[A-Za-z0-9._/+-]+$ ]] || settings_bad RESULTS_DIR "use only letters, digits and . _ - + / in paths"
+  [[ $v == /* ]] || v=$1/$v
+  v=$(settings_realpath "$v") || settings_bad RESULTS_DIR "cannot resolve the path"
+  [[ $v =~ ^[A-Za-z0-9._/+-]+$ ]] || settings_bad RESULTS_DIR "resolves to '$v', which has characters the kit does not use"
+  if why=$(settings_system_folder "$v"); then settings_bad RESULTS_DIR "resolves to '$v', which $why"; fi
+  for key in SHARE_DIR MOUNT_POINT CONF_DIR LOG_DIR STATE_DIR; do
+    [[ $v/ != "${!key}"/* && ${!key}/ != "$v"/* ]] ||
+      settings_bad RESULTS_DIR "'$v' must not be, hold or be inside $key ('${!key}'): cleanup removes that"
+  done
+  RESULTS_DIR=$v
+}
+
+# settings_validate: check every key; the first bad one dies with its name and value. Paths
+# are replaced by their canonical form.
 settings_validate() {
   local key a b prev=0 level
   settings_int TEST_PORT 1024 65535
   settings_loopback SERVER_ADDR
   settings_loopback CLIENT_ADDR
-  [[ $CLIENT_ADDR != 127.0.0.1 ]] ||
+  (($(settings_ipv4_number "$CLIENT_ADDR") != $(settings_ipv4_number 127.0.0.1))) ||
     settings_bad CLIENT_ADDR "127.0.0.1:445 is where a host's own Samba answers; use another loopback address"
-  [[ $CLIENT_ADDR != "$SERVER_ADDR" ]] || settings_bad CLIENT_ADDR "must differ from SERVER_ADDR"
+  (($(settings_ipv4_number "$CLIENT_ADDR") != $(settings_ipv4_number "$SERVER_ADDR"))) ||
+    settings_bad CLIENT_ADDR "must differ from SERVER_ADDR"
   settings_name SERVICE_NAME
-  case $SERVICE_NAME in
-    smbd | smb | nmbd | nmb | winbind | samba | samba-ad-dc | samba-bgqd | samba-dcerpcd)
+  case ${SERVICE_NAME,,} in
+    smbd | smb | nmbd | nmb | winbind | winbindd | samba | samba-ad-dc | samba-bgqd | samba-dcerpcd)
       settings_bad SERVICE_NAME "is the name of a Samba system service"
       ;;
   esac
@@ -157,7 +303,7 @@ settings_validate() {
   esac
   [[ $NFT_TABLE =~ ^[A-Za-z][A-Za-z0-9_]{0,31}$ ]] ||
     settings_bad NFT_TABLE "use 1-32 letters, digits or '_', starting with a letter"
-  [[ -n $RESULTS_DIR && $RESULTS_DIR != *$'\n'* ]] || settings_bad RESULTS_DIR "must be a folder name"
+  settings_results_dir "$KIT_ROOT"
   for key in INSTALL_PACKAGES ENCRYPTION STRICT_SYNC USE_SENDFILE DROP_CACHES; do
     settings_enum "$key" yes no
   done
@@ -179,36 +325,36 @@ settings_validate() {
   [[ $CONCURRENCY_LEVELS =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
     settings_bad CONCURRENCY_LEVELS "must be a list of whole numbers, such as \"1 4 16 64 128\""
   for level in $CONCURRENCY_LEVELS; do
-    ((10#$level >= 1 && 10#$level <= 1024)) ||
-      settings_bad CONCURRENCY_LEVELS "every level must be from 1 to 1024"
-    ((10#$level > prev)) || settings_bad CONCURRENCY_LEVELS "levels must rise: each larger than the one before"
-    prev=$((10#$level))
+    [[ $level =~ ^[1-9][0-9]{0,3}$ ]] || settings_bad CONCURRENCY_LEVELS "every level must be from 1 to 1024 (no leading zero)"
+    ((level <= 1024)) ||
+      settings_bad CONCURRENCY_LEVELS "every level must be from 1 to 1024 (no leading zero)"
+    ((level > prev)) || settings_bad CONCURRENCY_LEVELS "levels must rise: each larger than the one before"
+    prev=$level
   done
-  while IFS= read -r key; do
+  for key in "${SETTINGS_KEYS[@]}"; do
     [[ $key == TARGET_* ]] && settings_number "$key"
-  done < <(settings_keys)
+  done
   ((${TARGET_ERRORS_MAX_PCT%.*} <= 100)) || settings_bad TARGET_ERRORS_MAX_PCT "must be from 0 to 100"
   return 0
 }
 
-# settings_dump: print the effective settings as KEY=value lines (shell-quoted).
+# settings_dump: print the effective settings as KEY=value lines (the file syntax).
 settings_dump() {
   local key
-  while IFS= read -r key; do
-    printf '%s=%q\n' "$key" "${!key}"
-  done < <(settings_keys)
+  settings_defaults_read
+  for key in "${SETTINGS_KEYS[@]}"; do
+    printf '%s=%s\n' "$key" "$(settings_quote "${!key}")"
+  done
 }
 
-# settings_diff_defaults: print 'KEY=value (default: d)' for every key that differs from its default.
+# settings_diff_defaults: print 'KEY=value (default: d)' for every key that differs from
+# settings.conf (an environment variable or a KIT_SETTINGS file changed it).
 settings_diff_defaults() {
   local key
-  local -A now=()
-  while IFS= read -r key; do now[$key]=${!key}; done < <(settings_keys)
-  (
-    settings_defaults
-    while IFS= read -r key; do
-      [[ $key == RESULTS_DIR ]] && continue
-      [[ ${now[$key]} == "${!key}" ]] || printf '%s=%s (default: %s)\n' "$key" "${now[$key]}" "${!key}"
-    done < <(settings_keys)
-  )
+  settings_defaults_read
+  for key in "${SETTINGS_KEYS[@]}"; do
+    [[ $key == RESULTS_DIR ]] && continue
+    [[ ${!key} == "${SETTINGS_DEFAULTS[$key]}" ]] ||
+      printf '%s=%s (default: %s)\n' "$key" "${!key}" "${SETTINGS_DEFAULTS[$key]}"
+  done
 }

@@ -35,9 +35,10 @@ smbconf_apply() {
   local tmp err
   SMBCONF_CHANGED=no
   tmp=$(mktemp "$KIT_CONF.XXXXXX")
+  common_tmp_track "$tmp"
   smbconf_render "$1" >"$tmp"
   chmod 0644 "$tmp"
-  if ! err=$(testparm -s "$tmp" 2>&1 >/dev/null) || grep -qiE 'unknown parameter|ignoring unknown|error' <<<"$err"; then
+  if ! err=$(common_timeout 60 testparm -s "$tmp" 2>&1 >/dev/null) || grep -qiE 'unknown parameter|ignoring unknown|error' <<<"$err"; then
     rm -f "$tmp"
     printf '%s\n' "$err" >&2
     die "testparm rejected the rendered smb.conf (see above)"

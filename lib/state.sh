@@ -1,40 +1,87 @@
-# lib/state.sh: the runtime state file $KIT_STATE_FILE (KEY=VALUE lines, values quoted with
-# printf %q), written by start-samba.sh and read by the other scripts. Sourced; functions only.
+# lib/state.sh: the runtime state file $KIT_STATE_FILE (KEY=VALUE lines in the settings file
+# syntax, read as data, never sourced), written by start-samba.sh and read by the other
+# scripts; and the kit's folders with their ownership marker. Sourced; functions only.
+# Needs lib/common.sh and lib/settings.sh.
+# shellcheck disable=SC2034 # the state names are read by the other libraries
+
+# Every key the state file may hold; the one place they are listed.
+STATE_KEYS='KIT_TEST_USER|KIT_SELINUX|KIT_SELINUX_FCONTEXTS|KIT_SELINUX_PORT|KIT_UNIT|KIT_CGROUP|KIT_SERVICE_MODE|KIT_CGROUP_SOURCE|KIT_SMBD_PID|KIT_NFT_TABLE|KIT_MOUNTED|KIT_MOUNT_OPTS|KIT_MOUNT_SKIP|KIT_MOUNT_SRC|KIT_STARTED_AT'
+
+STATE_DIR_MARKER=.samba-perf-test
+
+# state_path_safe PATH WHAT: die unless PATH (when it exists) and every existing folder above
+# it are owned by root and not writable by group or others (a sticky folder such as /tmp is
+# fine above it): another user could otherwise replace what root reads or removes there.
+state_path_safe() {
+  local p=$1 what=$2 st uid mode first=1
+  while :; do
+    if [[ -e $p || -L $p ]]; then
+      st=$(common_timeout 5 stat -c '%u %a' -- "$p") || die "cannot stat '$p' ($what)"
+      uid=${st% *} mode=$((8#${st#* }))
+      ((uid == 0)) || die "'$p' ($what) is owned by uid $uid, not root: refusing to use it"
+      if ((mode & 8#022)) && { ((first)) || ! ((mode & 8#1000)); }; then
+        die "'$p' ($what) is writable by group or others (mode ${st#* }): refusing to use it"
+      fi
+      first=0
+    fi
+    [[ $p != / ]] || break
+    p=${p%/*}
+    [[ -n $p ]] || p=/
+  done
+}
+
+# state_check_file: die unless the state file and its folders are root's alone.
+state_check_file() {
+  state_path_safe "$KIT_STATE_FILE" "the kit's state file"
+  [[ ! -L $KIT_STATE_FILE ]] || die "'$KIT_STATE_FILE' is a symlink: refusing to read it"
+}
 
 # state_set KEY VALUE: store KEY=VALUE in the state file (replacing an older KEY line).
 state_set() {
-  local key=$1 value=$2 tmp
-  [[ $key =~ ^KIT_[A-Z0-9_]+$ ]] || die "bad state key '$key'"
-  mkdir -p "${KIT_STATE_FILE%/*}"
-  tmp=$(mktemp "$KIT_STATE_FILE.XXXXXX")
-  if [[ -f $KIT_STATE_FILE ]]; then
-    grep -v "^$key=" "$KIT_STATE_FILE" >"$tmp" || true
+  local key=$1 value=$2 tmp k
+  [[ $key =~ ^($STATE_KEYS)$ ]] || die "bad state key '$key'"
+  [[ -d ${KIT_STATE_FILE%/*} ]] || state_dir_make "${KIT_STATE_FILE%/*}" 0755
+  state_check_file
+  tmp=$(mktemp "$KIT_STATE_FILE.XXXXXX") || die "cannot write in '${KIT_STATE_FILE%/*}'"
+  common_tmp_track "$tmp"
+  if ! {
+    if [[ -f $KIT_STATE_FILE ]]; then
+      settings_read_file "$KIT_STATE_FILE" "$STATE_KEYS"
+      for k in "${SETTINGS_READ_ORDER[@]}"; do
+        [[ $k == "$key" ]] || printf '%s=%s\n' "$k" "$(settings_quote "${SETTINGS_READ[$k]}")"
+      done
+    fi
+    printf '%s=%s\n' "$key" "$(settings_quote "$value")"
+  } >"$tmp" || ! chmod 0644 "$tmp" || ! mv -f "$tmp" "$KIT_STATE_FILE"; then
+    rm -f "$tmp"
+    die "cannot write '$KIT_STATE_FILE' (is the disk full?)"
   fi
-  printf '%s=%q\n' "$key" "$value" >>"$tmp"
-  chmod 0644 "$tmp"
-  mv -f "$tmp" "$KIT_STATE_FILE"
 }
 
 # state_get KEY: print the stored value of KEY (empty when unset or no state file).
 state_get() {
-  [[ -f $KIT_STATE_FILE ]] || return 0
+  [[ -f $KIT_STATE_FILE ]] && state_dir_is_kit "${KIT_STATE_FILE%/*}" || return 0
   (
-    # shellcheck source=/dev/null
-    source "$KIT_STATE_FILE"
-    printf '%s\n' "${!1:-}"
+    settings_read_file "$KIT_STATE_FILE" "$STATE_KEYS"
+    printf '%s\n' "${SETTINGS_READ[$1]:-}"
   )
 }
 
-# state_load: set and export every KIT_* key of the state file; 1 when there is no file.
+# state_load: set and export every key of the state file (read as data; unknown keys and bad
+# lines die with the line number); 1 when there is no file, or its folder has no kit marker.
 state_load() {
-  local line key
+  local key
   [[ -f $KIT_STATE_FILE ]] || return 1
-  # shellcheck source=/dev/null
-  source "$KIT_STATE_FILE"
-  while IFS= read -r line; do
-    key=${line%%=*}
-    [[ $key =~ ^KIT_[A-Z0-9_]+$ ]] && export "${key?}"
-  done <"$KIT_STATE_FILE"
+  if ! state_dir_is_kit "${KIT_STATE_FILE%/*}"; then
+    log "ignored '$KIT_STATE_FILE': its folder was not made by the kit"
+    return 1
+  fi
+  state_check_file
+  settings_read_file "$KIT_STATE_FILE" "$STATE_KEYS"
+  for key in "${SETTINGS_READ_ORDER[@]}"; do
+    printf -v "$key" '%s' "${SETTINGS_READ[$key]}"
+    export "${key?}"
+  done
   return 0
 }
 
@@ -43,54 +90,90 @@ state_exists() {
   [[ -f $KIT_STATE_FILE ]]
 }
 
-STATE_DIR_MARKER=.samba-perf-test
+# state_dir_mark_kind DIR: print 'made' or 'adopted' when DIR carries the kit's marker (a
+# regular root-owned file naming DIR); 1 when it does not.
+state_dir_mark_kind() {
+  local dir=$1 m=$1/$STATE_DIR_MARKER line=''
+  [[ -d $dir && ! -L $dir && -f $m && ! -L $m ]] || return 1
+  [[ $(common_timeout 5 stat -c %u -- "$m" 2>/dev/null) == 0 ]] || return 1
+  read -r line <"$m" || true
+  case $line in
+    "samba-perf-test kit folder made $dir") echo made ;;
+    "samba-perf-test kit folder adopted $dir") echo adopted ;;
+    '') echo made ;; # the empty marker of earlier kit versions (root-owned: root wrote it)
+    *) return 1 ;;
+  esac
+}
 
-# state_dir_is_kit DIR: true when DIR carries the kit's marker file (the kit made it).
+# state_dir_is_kit DIR: true when DIR carries the kit's marker.
 state_dir_is_kit() {
-  [[ -d $1 && -f $1/$STATE_DIR_MARKER ]]
+  state_dir_mark_kind "$1" >/dev/null
 }
 
 # state_dir_check KEY: die when the folder of setting KEY exists, is not empty and was not
-# made by the kit (changes nothing).
+# made by the kit, or (CONF_DIR, STATE_DIR) could be changed by another user (changes nothing).
 state_dir_check() {
-  local dir=${!1}
-  [[ -e $dir ]] || return 0
-  [[ -d $dir ]] || die "setting '$1' names '$dir', which is not a folder"
+  local key=$1 dir=${!1}
+  case $key in CONF_DIR | STATE_DIR) state_path_safe "$dir" "setting '$key'" ;; esac
+  [[ -e $dir || -L $dir ]] || return 0
+  [[ -d $dir && ! -L $dir ]] || die "setting '$key' names '$dir', which is not a folder"
+  if [[ $key == MOUNT_POINT ]]; then mount_check_foreign; fi
+  [[ $key == MOUNT_POINT ]] && mount_is_kit && return 0
   state_dir_is_kit "$dir" && return 0
-  [[ $1 == MOUNT_POINT ]] && mount_options_now >/dev/null 2>&1 && return 0
-  if [[ -n $(ls -A "$dir" 2>/dev/null) ]]; then
-    die "setting '$1' names '$dir', a folder that has files and was not made by the kit: choose a new folder"
+  if [[ -n $(common_timeout 5 ls -A -- "$dir" 2>/dev/null) ]]; then
+    die "setting '$key' names '$dir', a folder that has files and was not made by the kit: choose a new folder"
   fi
 }
 
-# state_dir_make DIR MODE [OWNER]: create DIR with the kit's marker unless it exists; set MODE
-# (and OWNER) on it only when the kit made it. An existing empty folder is used, not marked.
+# state_dir_make DIR MODE [OWNER]: create DIR with the kit's marker ('made') unless it exists;
+# an existing empty folder is marked 'adopted' (cleanup empties it and keeps it). MODE and
+# OWNER are set only on a folder the kit made.
 state_dir_make() {
-  local dir=$1 mode=$2 owner=${3:-}
+  local dir=$1 mode=$2 owner=${3:-} kind tmp
   if [[ ! -d $dir ]]; then
-    mkdir -p "$dir"
-    : >"$dir/$STATE_DIR_MARKER"
+    # made under a temporary name with its marker, then renamed: never a kit folder without it
+    common_timeout 10 mkdir -p -- "${dir%/*}" || die "cannot create '${dir%/*}'"
+    tmp=$(mktemp -d "$dir.kit-XXXXXX") || die "cannot create a folder beside '$dir'"
+    common_tmp_track "$tmp"
+    printf 'samba-perf-test kit folder made %s\n' "$dir" >"$tmp/$STATE_DIR_MARKER"
+    chmod "$mode" "$tmp"
+    mv -T -- "$tmp" "$dir" || die "cannot create '$dir'"
+  elif ! state_dir_is_kit "$dir"; then
+    [[ -z $(common_timeout 5 ls -A -- "$dir" 2>/dev/null) ]] || die "'$dir' has files and was not made by the kit: kept"
+    printf 'samba-perf-test kit folder adopted %s\n' "$dir" >"$dir/$STATE_DIR_MARKER"
   fi
-  if state_dir_is_kit "$dir"; then
+  kind=$(state_dir_mark_kind "$dir") || die "cannot mark '$dir' as the kit's"
+  if [[ $kind == made ]]; then
     chmod "$mode" "$dir"
     [[ -z $owner ]] || chown "$owner" "$dir"
   fi
 }
 
-# state_dir_remove DIR [KITFILE...]: remove DIR when the kit made it; else remove only the named
-# kit files and folders inside it. Never crosses into another file system; quiet when gone.
+# state_dir_remove DIR: remove DIR when it carries the kit's 'made' marker; empty it when it
+# carries 'adopted'; else keep it and say so. Checked right before removing; never crosses
+# into another file system; quiet when gone.
 state_dir_remove() {
-  local dir=$1 f
-  shift
-  [[ -d $dir ]] || return 0
-  if state_dir_is_kit "$dir"; then
-    rm -rf --one-file-system -- "$dir"
-    log "removed '$dir'"
+  local dir=$1 kind canon
+  [[ -e $dir || -L $dir ]] || return 0
+  canon=$(settings_realpath "$dir") || canon=''
+  if [[ $canon != "$dir" ]]; then
+    log "kept '$dir': it now leads to '$canon', not a folder of the kit"
     return 0
   fi
-  for f in "$@"; do
-    [[ -e $dir/$f || -L $dir/$f ]] || continue
-    rm -rf --one-file-system -- "${dir:?}/$f"
-  done
-  (($# == 0)) || log "removed the kit's files from '$dir' (the folder was not made by the kit: kept)"
+  if awk -v d="$dir" '$2 == d { f = 1 } END { exit !f }' /proc/self/mounts; then
+    log "kept '$dir': something is mounted there"
+    return 0
+  fi
+  if ! kind=$(state_dir_mark_kind "$dir"); then
+    log "kept '$dir': not made by the kit"
+    return 0
+  fi
+  if [[ $kind == made ]]; then
+    rm -rf --one-file-system -- "$dir"
+    log "removed '$dir'"
+  else
+    find "$dir" -mindepth 1 -maxdepth 1 ! -name "$STATE_DIR_MARKER" -exec rm -rf --one-file-system -- {} +
+    rm -f -- "$dir/$STATE_DIR_MARKER"
+    log "emptied '$dir' (the folder was there before the kit: kept)"
+  fi
 }

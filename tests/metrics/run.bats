@@ -106,6 +106,7 @@ last_run() {
   [[ ! -e $dir/results ]] || fail "a results folder was made for a refused run"
   # a state file whose server is gone: refused too
   mkdir -p "$dir/state"
+  printf 'samba-perf-test kit folder made %s\n' "$dir/state" >"$dir/state/.samba-perf-test" # lib/state.sh trusts a marked STATE_DIR only
   printf 'KIT_SERVICE_MODE=daemon\nKIT_SMBD_PID=999999\n' >"$dir/state/kit.env"
   KIT_SETTINGS=$dir/settings.conf run "$KIT_ROOT/test-samba.sh" login
   assert_failure 1
@@ -200,8 +201,10 @@ last_run() {
 @test "run: a second run against the same server is refused while the first one measures" {
   kit_require_root
   kit_require_cmd flock
-  exec 9>>"$M_ROOT/state/test-run.lock"
+  local lock=/run/samba-perf-test/smbd-perf-test-m.lock # lib/lock.sh: one lock per SERVICE_NAME
+  exec 9>>"$lock"
   flock -n 9
+  echo "$$ run" >"$lock.holder"
   run "$KIT_ROOT/test-samba.sh" memory
   exec 9>&-
   assert_failure 1

@@ -167,7 +167,7 @@ setup() {
   TEST_USER=${SRV_USER}n NFT_TABLE=${SRV_TABLE}n run "$KIT_ROOT/start-samba.sh"
   assert_success
   assert_output --partial "removed user '$SRV_USER'"
-  assert_output --partial "removed the kit's old table 'ip $SRV_TABLE'"
+  assert_output --partial "redirect: removed nftables table 'ip $SRV_TABLE'"
   run getent passwd "$SRV_USER"
   assert_failure
   run nft list table ip "$SRV_TABLE"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SELinux steps with stub getenforce/selinuxenabled/semanage/restorecon on PATH: the exact
-# commands when SELinux is enforcing, the '-m' fallback, the removal, and nothing when off.
+# commands when SELinux is enforcing, an admin's rule kept (never '-m'), the removal, and nothing
+# when off.
 # shellcheck disable=SC2030,SC2031 # each test exports its own stub settings
 
 setup() {
@@ -30,26 +31,52 @@ CONF
   assert_output --partial "selinux: enforcing"
   run grep -v -e '^getenforce' -e '^selinuxenabled' "$STUB_LOG"
   assert_output "semanage fcontext -a -t samba_share_t $R/share(/.*)?
-semanage fcontext -a -t samba_var_t $BATS_TEST_TMPDIR/state(/.*)?
+semanage fcontext -a -t samba_var_t $(selinux_regex "$BATS_TEST_TMPDIR/state")
+semanage fcontext -a -t samba_secrets_t $(selinux_regex "$BATS_TEST_TMPDIR/state/private")
 semanage fcontext -a -t samba_log_t $R/log(/.*)?
 semanage fcontext -a -t samba_etc_t $R/conf(/.*)?
 semanage port -a -t smbd_port_t -p tcp 4457
 restorecon -RF $R/share
 restorecon -RF $BATS_TEST_TMPDIR/state
+restorecon -RF $BATS_TEST_TMPDIR/state/private
 restorecon -RF $R/log
 restorecon -RF $R/conf"
   [[ $(state_get KIT_SELINUX) == enforcing ]]
   [[ $(state_get KIT_SELINUX_PORT) == 4457 ]]
 }
 
-@test "an existing rule: '-a' fails, then '-m' modifies it" {
+@test "an admin's existing port rule: '-a' fails, the rule is kept, never '-m', never recorded" {
   export STUB_SELINUX=Permissive STUB_FAIL_MATCH='* -a -t smbd_port_t *'
   run selinux_apply
   assert_success
-  assert_output --partial "selinux: permissive"
+  assert_output --partial "kept the port rule of tcp 4457: not the kit's"
   run grep '^semanage port' "$STUB_LOG"
-  assert_output "semanage port -a -t smbd_port_t -p tcp 4457
-semanage port -m -t smbd_port_t -p tcp 4457"
+  assert_output "semanage port -a -t smbd_port_t -p tcp 4457"
+  [[ -z $(state_get KIT_SELINUX_PORT) ]] || fail "the admin's port rule was recorded as the kit's"
+  state_load
+  : >"$STUB_LOG"
+  run selinux_remove
+  run grep -c '^semanage port' "$STUB_LOG"
+  assert_output 0
+}
+
+@test "a start again keeps its own rules (recorded) and does not add them twice" {
+  export STUB_SELINUX=Enforcing
+  selinux_apply 2>/dev/null
+  state_load
+  : >"$STUB_LOG"
+  export STUB_FAIL_MATCH='* -a *'
+  run selinux_apply
+  assert_success
+  run grep -c -- ' -a ' "$STUB_LOG"
+  assert_output 0
+  [[ $(state_get KIT_SELINUX_PORT) == 4457 ]]
+  [[ $(state_get KIT_SELINUX_FCONTEXTS) == *"samba_share_t=$R/share"* ]]
+}
+
+@test "the file-context regex escapes '.' and '+' of the path" {
+  run selinux_regex /srv/a.b+c
+  assert_output '/srv/a\.b\+c(/.*)?'
 }
 
 @test "a failing semanage stops the start with a message naming the folder" {
@@ -68,7 +95,8 @@ semanage port -m -t smbd_port_t -p tcp 4457"
   assert_success
   run grep '^semanage' "$STUB_LOG"
   assert_output "semanage fcontext -d $R/share(/.*)?
-semanage fcontext -d $BATS_TEST_TMPDIR/state(/.*)?
+semanage fcontext -d $(selinux_regex "$BATS_TEST_TMPDIR/state")
+semanage fcontext -d $(selinux_regex "$BATS_TEST_TMPDIR/state/private")
 semanage fcontext -d $R/log(/.*)?
 semanage fcontext -d $R/conf(/.*)?
 semanage port -d -t smbd_port_t -p tcp 4457"

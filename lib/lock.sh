@@ -1,0 +1,64 @@
+# lib/lock.sh: one lock for start, stop, cleanup and test runs of a kit (per SERVICE_NAME): an
+# flock on a file in /run/samba-perf-test, a root-owned folder the kit makes and never removes
+# (so cleanup cannot delete the lock under a holder). The holder's pid and command are written
+# beside it. Sourced; functions only. Needs lib/common.sh, lib/state.sh and the settings.
+# shellcheck disable=SC2034 # LOCK_FD is read by lib/run.sh and lib/service.sh
+
+LOCK_DIR=/run/samba-perf-test
+LOCK_WAIT_S=${KIT_LOCK_WAIT_S:-30} # the environment may shorten the wait (tests)
+
+# lock_file: print the path of the kit's lock file.
+lock_file() {
+  printf '%s/%s.lock\n' "$LOCK_DIR" "$SERVICE_NAME"
+}
+
+# lock_holder: print 'PID COMMAND' of the lock's holder (from the file beside the lock).
+lock_holder() {
+  local line=''
+  read -r line <"$(lock_file).holder" 2>/dev/null || true
+  printf '%s\n' "${line:-unknown}"
+}
+
+# lock_holder_is_run PID: true when PID is a live test-samba.sh measuring run.
+lock_holder_is_run() {
+  [[ $1 =~ ^[1-9][0-9]*$ && -r /proc/$1/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q 'test-samba\.sh'
+}
+
+# lock_take WHAT: take the kit's lock for WHAT (start, stop, cleanup, run), held until the
+# script exits (fd LOCK_FD). Waits up to LOCK_WAIT_S s, then dies naming the holder. A run
+# refuses at once when another run holds it. For stop and cleanup, a test run that holds the
+# lock is first stopped (TERM: it writes its partial report and restarts the server), waiting
+# at most LOCK_WAIT_S s.
+lock_take() {
+  local what=$1 file holder pid cmd
+  [[ $LOCK_WAIT_S =~ ^[1-9][0-9]{0,3}$ ]] || LOCK_WAIT_S=30
+  [[ -d $LOCK_DIR ]] || common_timeout 10 mkdir -m 0755 -p -- "$LOCK_DIR" || die "cannot create '$LOCK_DIR'"
+  state_path_safe "$LOCK_DIR" "the kit's lock folder"
+  file=$(lock_file)
+  [[ ! -L $file ]] || die "'$file' is a symlink: refusing to use it"
+  exec {LOCK_FD}>>"$file" || die "cannot open '$file'"
+  if ! flock -n "$LOCK_FD"; then
+    holder=$(lock_holder)
+    pid=${holder%% *} cmd=${holder#* }
+    if [[ $what == run && $cmd == run ]]; then
+      die "another ./test-samba.sh run is measuring this test server (pid $pid): wait for it to finish"
+    elif [[ $what == stop || $what == cleanup ]] && [[ $cmd == run ]] && lock_holder_is_run "$pid"; then
+      log "$what: a test run (pid $pid) is measuring this server: stopping it first"
+      kill -TERM "$pid" 2>/dev/null || true
+    else
+      log "waiting up to $LOCK_WAIT_S s for '$cmd' (pid $pid) to release the kit's lock '$file'"
+    fi
+    flock -w "$LOCK_WAIT_S" "$LOCK_FD" ||
+      die "the kit is busy: '$cmd' (pid $pid) holds the lock '$file'; try again when it has finished"
+  fi
+  printf '%s %s\n' "$$" "$what" >"$file.holder"
+}
+
+# lock_release: let go of the lock (the end of the script does it too).
+lock_release() {
+  if [[ -n ${LOCK_FD:-} ]]; then
+    exec {LOCK_FD}>&-
+    LOCK_FD=''
+  fi
+}

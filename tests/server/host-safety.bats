@@ -1,0 +1,408 @@
+#!/usr/bin/env bats
+# Host safety (issue 9): each test plays an attacker or a careless admin against the kit on a
+# real smbd, nftables, users and cgroups, and checks that the foreign thing is untouched and
+# the message names it. Classes: 1 ownership marks, 2 canonical values, 3 files are data,
+# 4 one lock, 5 secrets, 7 bounded and interruptible.
+# shellcheck disable=SC2016 # the bash -c programs expand in the child
+
+setup_file() {
+  load ../test_helper/common-setup
+  _common_setup
+  load server-setup
+  [[ $(id -u) -eq 0 ]] || return 0
+  srv_setup_file s5 127.0.0.7
+}
+
+teardown_file() {
+  load server-setup
+  if [[ -n ${SRV_ROOT:-} ]]; then
+    nft delete table ip "${SRV_TABLE}" >/dev/null 2>&1 || true
+    rm -f "/etc/systemd/system/$SRV_SERVICE.service"
+    umount "$SRV_ROOT/mnt" >/dev/null 2>&1 || true
+    rmdir "/sys/fs/cgroup/unified/$SRV_SERVICE" >/dev/null 2>&1 || true
+  fi
+  srv_teardown_file
+}
+
+setup() {
+  load ../test_helper/common-setup
+  _common_setup
+  load server-setup
+  kit_require_root
+  kit_require_cmd smbd smbclient nft ss python3 flock
+}
+
+teardown() {
+  if [[ -n ${FOREIGN_PID:-} ]]; then kill -KILL "$FOREIGN_PID" 2>/dev/null || true; fi
+  return 0
+}
+
+# kit_libs CODE: run CODE in bash with the kit's libraries sourced and the settings loaded.
+kit_libs() {
+  bash -c 'set -euo pipefail
+    KIT_ROOT=$1
+    source "$KIT_ROOT/lib/common.sh"
+    common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup
+    settings_load "$KIT_ROOT"
+    eval "$2"' kit-libs "$KIT_ROOT" "$1"
+}
+
+# assert_one_line_naming TEXT: the output's last line names TEXT.
+assert_names() {
+  [[ $output == *"$1"* ]] || fail "the message does not name '$1': $output"
+}
+
+# ---- 1. ownership marks ---------------------------------------------------------------------
+
+@test "1 folders: cleanup keeps a folder without the kit's marker, with the kit's file names in it" {
+  local f=$SRV_ROOT/foreign
+  mkdir -p "$f/private" "$f/lock"
+  printf 'admin data\n' | tee "$f/smb.conf" "$f/credentials" "$f/kit.env" "$f/log.smbd" "$f/private/secrets.tdb" >/dev/null
+  local before
+  before=$(find "$f" -printf '%p %s\n' | sort)
+  for key in CONF_DIR STATE_DIR LOG_DIR SHARE_DIR; do
+    run env "$key=$f" "$KIT_ROOT/test-samba.sh" cleanup
+    assert_success
+    assert_names "kept '$f': not made by the kit"
+    [[ $(find "$f" -printf '%p %s\n' | sort) == "$before" ]] || fail "$key: '$f' was changed"
+    if [[ $key == STATE_DIR ]]; then assert_names "ignored '$f/kit.env': its folder was not made by the kit"; fi
+  done
+  # a marker that names another folder, or one not written by root, is no mark
+  printf 'samba-perf-test kit folder made /somewhere/else\n' >"$f/.samba-perf-test"
+  run env CONF_DIR="$f" "$KIT_ROOT/test-samba.sh" cleanup
+  assert_names "kept '$f': not made by the kit"
+  printf 'samba-perf-test kit folder made %s\n' "$f" >"$f/.samba-perf-test"
+  chown nobody "$f/.samba-perf-test"
+  run env CONF_DIR="$f" "$KIT_ROOT/test-samba.sh" cleanup
+  assert_names "kept '$f': not made by the kit"
+  [[ -f $f/smb.conf && -f $f/private/secrets.tdb ]] || fail "the foreign files were removed"
+  rm -rf "$f"
+}
+
+@test "1 nft: start refuses a foreign table of that name; stop and cleanup keep it, named" {
+  nft -f - <<NFT
+table ip $SRV_TABLE {
+  chain c { type filter hook output priority 0; policy accept; ip daddr 127.0.0.99 counter accept; }
+}
+NFT
+  local before
+  before=$(nft list table ip "$SRV_TABLE")
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'NFT_TABLE'"
+  assert_names "ip $SRV_TABLE"
+  assert_equal "$(nft list table ip "$SRV_TABLE")" "$before"
+  [[ -z $(srv_kit_pids) ]] || fail "the start went on after the check"
+  run "$KIT_ROOT/stop-samba.sh"
+  assert_success
+  assert_names "kept nftables table 'ip $SRV_TABLE': not made by the kit"
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  assert_names "kept nftables table 'ip $SRV_TABLE': not made by the kit"
+  assert_equal "$(nft list table ip "$SRV_TABLE")" "$before"
+  nft delete table ip "$SRV_TABLE"
+}
+
+@test "1 unit: stop checks the exact marker line before systemctl stop (stub systemctl)" {
+  local unit=/etc/systemd/system/$SRV_SERVICE.service log=$BATS_TEST_TMPDIR/stub.log
+  # the marker text appears, but not as the exact first line the kit writes
+  printf '[Unit]\nDescription=admin unit, not the samba-perf-test kit unit\n[Service]\nExecStart=/bin/true\n' >"$unit"
+  cp "$unit" "$BATS_TEST_TMPDIR/unit.before"
+  run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SYSTEMCTL_SHOW="$unit" \
+    bash -c 'set -euo pipefail; KIT_ROOT=$1
+      source "$KIT_ROOT/lib/common.sh"
+      common_source_libs "$KIT_ROOT" settings state lock account smbconf selinux service redirect mount cleanup
+      settings_load "$KIT_ROOT"
+      service_mode() { echo systemd; }
+      KIT_SERVICE_MODE=systemd KIT_UNIT=$(service_unit)
+      service_stop
+      service_unit_remove
+      service_check_unit' unit-test "$KIT_ROOT"
+  assert_failure 1
+  assert_line "kept unit '$SRV_SERVICE.service': not made by the kit"
+  assert_line "kept '$unit': not made by the kit"
+  assert_names "setting 'SERVICE_NAME': unit '$SRV_SERVICE.service' exists and was not written by the kit"
+  run grep -E '^systemctl (stop|kill|daemon-reload|reset-failed)' "$log"
+  assert_failure
+  cmp "$unit" "$BATS_TEST_TMPDIR/unit.before" || fail "the foreign unit file changed"
+  rm -f "$unit"
+}
+
+@test "1 cgroup: start refuses a foreign cgroup of that name; cleanup kills nothing in it" {
+  local cg=/sys/fs/cgroup/unified/$SRV_SERVICE
+  [[ -d /sys/fs/cgroup/unified ]] || skip "no cgroup2 at /sys/fs/cgroup/unified"
+  mkdir "$cg"
+  sleep 300 &
+  FOREIGN_PID=$!
+  echo "$FOREIGN_PID" >"$cg/cgroup.procs"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "the cgroup '$cg' exists and was not made by the kit"
+  # no state file, and the environment names the foreign cgroup and pid: still untouched
+  run env KIT_CGROUP="$cg" KIT_SERVICE_MODE=daemon KIT_SMBD_PID="$FOREIGN_PID" "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  run env KIT_CGROUP="$cg" KIT_SERVICE_MODE=daemon "$KIT_ROOT/stop-samba.sh"
+  assert_success
+  kill -0 "$FOREIGN_PID" || fail "the foreign process was killed"
+  grep -qx "$FOREIGN_PID" "$cg/cgroup.procs" || fail "the foreign cgroup lost its process"
+  kill -KILL "$FOREIGN_PID"
+  wait "$FOREIGN_PID" 2>/dev/null || true
+  FOREIGN_PID=''
+  for _ in {1..50}; do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+  [[ ! -d $cg ]]
+}
+
+@test "1 mount: start refuses a foreign mount at MOUNT_POINT (also spelled through a symlink); cleanup keeps it" {
+  mkdir -p "$SRV_ROOT/mnt"
+  mount -t tmpfs -o size=1m hs-foreign "$SRV_ROOT/mnt"
+  echo data >"$SRV_ROOT/mnt/file"
+  ln -sfn "$SRV_ROOT/mnt" "$SRV_ROOT/mnt-link"
+  run env MOUNT_POINT="$SRV_ROOT/mnt-link" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "setting 'MOUNT_POINT' names '$SRV_ROOT/mnt', where 'hs-foreign' (tmpfs"
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  assert_names "kept the mount of 'hs-foreign' at '$SRV_ROOT/mnt': not made by the kit"
+  assert_names "kept '$SRV_ROOT/mnt': something is mounted there"
+  grep -q " $SRV_ROOT/mnt tmpfs " /proc/self/mounts || fail "the foreign mount was unmounted"
+  [[ $(<"$SRV_ROOT/mnt/file") == data ]]
+  umount "$SRV_ROOT/mnt"
+  rm -rf "${SRV_ROOT:?}/mnt" "${SRV_ROOT:?}/mnt-link"
+}
+
+@test "1 SELinux: without a state file cleanup deletes no rule (stub semanage)" {
+  local log=$BATS_TEST_TMPDIR/stub.log
+  run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SELINUX=Enforcing \
+    KIT_SELINUX_FCONTEXTS="samba_etc_t=/etc" KIT_SELINUX_PORT=22 "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  assert_names "selinux: no state file: kept every SELinux rule"
+  run grep '^semanage' "$log"
+  assert_failure
+}
+
+# ---- 2. canonical values --------------------------------------------------------------------
+
+@test "2 system folders in other spellings are refused at start; nothing changed" {
+  ln -sfn /var/lib "$SRV_ROOT/varlib"
+  local c
+  for c in "STATE_DIR=/var//lib/samba" "STATE_DIR=/var/lib/./samba" "STATE_DIR=/var/lib/samba/" \
+    "STATE_DIR=$SRV_ROOT/varlib/samba" "CONF_DIR=$SRV_ROOT/varlib/dpkg" "LOG_DIR=/var/log/apt" \
+    "SHARE_DIR=/home/$SRV_USER" "STATE_DIR=/var/lib/samba/private" "CLIENT_ADDR=127.0.0.01" \
+    "SERVER_ADDR=127.000.000.001" "TEST_PORT=04451" "DURATION=18446744073709551617" \
+    "RESULTS_DIR=$SRV_ROOT/state/results"; do
+    run env "$c" "$KIT_ROOT/start-samba.sh"
+    [[ $status -eq 1 ]] || fail "'$c' was accepted: $output"
+    assert_names "setting '${c%%=*}' has bad value"
+    [[ ! -e $SRV_ROOT/state && ! -e $SRV_ROOT/conf ]] || fail "'$c': a folder was made"
+    ! getent passwd "$SRV_USER" >/dev/null || fail "'$c': the user was made"
+  done
+  rm -f "$SRV_ROOT/varlib"
+}
+
+# ---- 3. files are data ----------------------------------------------------------------------
+
+@test "3 a settings file, a state file and a results settings.env are never run" {
+  local mark=$BATS_TEST_TMPDIR/ran s=$BATS_TEST_TMPDIR/s.conf
+  { cat "$SRV_SETTINGS"; echo "DURATION=\$(touch $mark)"; } >"$s"
+  run env KIT_SETTINGS="$s" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "$s:14:"
+  # a state file with code in it: cleanup stops with the line, runs nothing
+  mkdir -p "$SRV_ROOT/state"
+  printf 'samba-perf-test kit folder made %s\n' "$SRV_ROOT/state" >"$SRV_ROOT/state/.samba-perf-test"
+  printf 'KIT_TEST_USER=%s\nKIT_NFT_TABLE=$(touch %s)\n' "$SRV_USER" "$mark" >"$SRV_ROOT/state/kit.env"
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_failure 1
+  assert_names "$SRV_ROOT/state/kit.env:2:"
+  printf 'KIT_TEST_USER=x\nrm -rf /\n' >"$SRV_ROOT/state/kit.env"
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_failure 1
+  assert_names "$SRV_ROOT/state/kit.env:2: not a KEY=VALUE line"
+  rm -rf "$SRV_ROOT/state"
+  # a results folder from someone else: regenerating its report runs none of its code
+  cp -r "$KIT_ROOT/tests/fixtures/run-pass" "$BATS_TEST_TMPDIR/run"
+  printf 'DROP_CACHES=`touch %s`\n' "$mark" >>"$BATS_TEST_TMPDIR/run/settings.env"
+  run "$KIT_ROOT/lib/report-gen.sh" "$BATS_TEST_TMPDIR/run"
+  assert_failure 1
+  assert_names "settings.env:"
+  [[ ! -e $mark ]] || fail "code in a file ran"
+}
+
+@test "3 STATE_DIR or CONF_DIR another user can write is refused" {
+  mkdir -m 0755 "$SRV_ROOT/state"
+  chown nobody "$SRV_ROOT/state"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'$SRV_ROOT/state' (setting 'STATE_DIR') is owned by uid"
+  chown root "$SRV_ROOT/state"
+  chmod 0775 "$SRV_ROOT/state"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'$SRV_ROOT/state' (setting 'STATE_DIR') is writable by group or others"
+  rmdir "$SRV_ROOT/state"
+  mkdir -m 0777 "$SRV_ROOT/open"
+  run env CONF_DIR="$SRV_ROOT/open/conf" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'$SRV_ROOT/open' (setting 'CONF_DIR') is writable by group or others"
+  rmdir "$SRV_ROOT/open"
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+}
+
+# ---- 4. one lock ----------------------------------------------------------------------------
+
+@test "4 a second start/stop/cleanup waits a bounded time, then names the holder" {
+  local t0
+  kit_libs 'lock_take start; echo locked; exec sleep 60' >"$BATS_TEST_TMPDIR/holder.out" 2>&1 &
+  FOREIGN_PID=$!
+  for _ in {1..50}; do grep -q locked "$BATS_TEST_TMPDIR/holder.out" && break; sleep 0.1; done
+  local holder
+  holder=$(cut -d' ' -f1 "/run/samba-perf-test/$SRV_SERVICE.lock.holder")
+  for cmd in start-samba.sh stop-samba.sh "test-samba.sh cleanup"; do
+    t0=$SECONDS
+    # shellcheck disable=SC2086 # the command and its argument
+    run env KIT_LOCK_WAIT_S=2 $KIT_ROOT/$cmd
+    assert_failure 1
+    assert_names "the kit is busy: 'start' (pid $holder) holds the lock"
+    ((SECONDS - t0 <= 6)) || fail "$cmd waited $((SECONDS - t0)) s"
+  done
+  kill "$holder" "$FOREIGN_PID" # the holder: bash -c, which became 'sleep' (it holds the lock)
+  FOREIGN_PID=''
+  [[ ! -e $SRV_ROOT/state ]] || fail "a start went on without the lock"
+}
+
+@test "4 cleanup during a test run stops the run first (partial report), then removes everything" {
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  DURATION=20 "$KIT_ROOT/test-samba.sh" login >"$BATS_TEST_TMPDIR/run.out" 2>&1 &
+  local runpid=$! t0
+  for _ in {1..100}; do grep -q ' run$' "/run/samba-perf-test/$SRV_SERVICE.lock.holder" 2>/dev/null && break; sleep 0.1; done
+  sleep 1
+  t0=$SECONDS
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  assert_names "cleanup: a test run (pid"
+  ((SECONDS - t0 < 25)) || fail "cleanup took $((SECONDS - t0)) s"
+  wait "$runpid" && fail "the run did not stop"
+  grep -q 'interrupted' "$BATS_TEST_TMPDIR/run.out" || fail "the run did not say it was interrupted: $(cat "$BATS_TEST_TMPDIR/run.out")"
+  ls "$SRV_ROOT"/results/*/INCOMPLETE >/dev/null || fail "no partial report"
+  srv_assert_clean
+}
+
+# ---- 5. secrets -----------------------------------------------------------------------------
+
+@test "5 KIT_DEBUG=1: the password is in no trace, log, state or results file" {
+  run env KIT_DEBUG=1 "$KIT_ROOT/start-samba.sh"
+  assert_success
+  local pw trace=$output
+  pw=$(sed -n 's/^password=//p' "$SRV_ROOT/conf/credentials")
+  [[ ${#pw} -eq 24 ]] || fail "no password in the credentials file"
+  [[ $trace == *"+ "*account_ensure_passdb* ]] || fail "no trace was written"
+  [[ $trace != *"$pw"* ]] || fail "the password is in the start trace"
+  run env KIT_DEBUG=1 DURATION=1 "$KIT_ROOT/test-samba.sh" login
+  [[ $output != *"$pw"* ]] || fail "the password is in the run trace"
+  run grep -rlF -- "$pw" "$SRV_ROOT" /run/samba-perf-test
+  assert_output "$SRV_ROOT/conf/credentials"
+  # umask 022 chosen by every entry script: a caller's umask 000 makes no open folder
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  run bash -c 'umask 000; exec "$0"' "$KIT_ROOT/start-samba.sh"
+  assert_success
+  run find "$SRV_ROOT/state" "$SRV_ROOT/conf" "$SRV_ROOT/log" "$SRV_ROOT/results" ! -type s -perm -o+w
+  assert_output ''
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+}
+
+@test "5 a start interrupted between the new password and the passdb does not break later starts" {
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  # the credentials file gets a new password and the start dies before the passdb has it
+  run kit_libs 'rm -f "$KIT_CREDENTIALS"; account_ensure_credentials'
+  assert_success
+  run srv_login 127.0.0.1 "${SRV_PORT:?}"
+  assert_failure
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  run srv_login "$SRV_ADDR"
+  assert_success
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  srv_assert_clean
+}
+
+# ---- 7. bounded and interruptible -----------------------------------------------------------
+
+# signal_at SIGNAL DELAY_S SCRIPT [ARG...]: run SCRIPT as its own process group, send SIGNAL to
+# the group after DELAY_S; print the exit status and the ms from the signal to the exit.
+signal_at() {
+  python3 - "$@" <<'PY'
+import os, signal, subprocess, sys, time
+sig, delay, cmd = getattr(signal, "SIG" + sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(delay)
+t = time.monotonic()
+try:
+    os.killpg(p.pid, sig)
+except ProcessLookupError:
+    pass
+_, err = p.communicate(timeout=60)
+sys.stderr.write(err.decode())
+print(p.returncode, int((time.monotonic() - t) * 1000))
+PY
+}
+
+@test "7 HUP and Ctrl-C end start, stop and cleanup within 2 s; cleanup then undoes everything" {
+  local sig k delay rc took
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  for sig in HUP INT; do
+    for k in 1 4 8 12; do
+      printf -v delay '0.%02d' $((k * 7))
+      run signal_at "$sig" "$delay" "$KIT_ROOT/start-samba.sh"
+      read -r rc took <<<"${lines[-1]}"
+      ((took < 2000)) || fail "$sig at $delay s: start took $took ms to end (exit $rc)"
+      run signal_at "$sig" 0.1 "$KIT_ROOT/stop-samba.sh"
+      read -r rc took <<<"${lines[-1]}"
+      ((took < 2000)) || fail "$sig: stop-samba.sh took $took ms to end (exit $rc)"
+      run signal_at "$sig" 0.1 "$KIT_ROOT/test-samba.sh" cleanup
+      read -r rc took <<<"${lines[-1]}"
+      ((took < 2000)) || fail "$sig: cleanup took $took ms to end (exit $rc)"
+      run "$KIT_ROOT/test-samba.sh" cleanup
+      assert_success
+      srv_assert_clean
+      [[ -z $(find "$SRV_ROOT" -name '*.XXXXXX' -o -name 'credentials.*') ]] || fail "temp files left"
+    done
+  done
+}
+
+@test "7 common_check_space names the folder and the shortfall" {
+  mkdir -p "$BATS_TEST_TMPDIR/small"
+  mount -t tmpfs -o size=2m hs-small "$BATS_TEST_TMPDIR/small"
+  run bash -c 'source "$0/lib/common.sh"; common_check_space "$1/sub/dir" 50' "$KIT_ROOT" "$BATS_TEST_TMPDIR/small"
+  umount "$BATS_TEST_TMPDIR/small"
+  assert_failure 1
+  assert_output --regexp "not enough free space in '$BATS_TEST_TMPDIR/small': need 50 MB, [0-9] MB free \(short by 4[0-9] MB\)"
+}
+
+@test "7 Ctrl-C and HUP during a hung command (stub testparm that sleeps) end the start within 2 s" {
+  local bin=$BATS_TEST_TMPDIR/bin sig rc took
+  mkdir -p "$bin"
+  printf '#!/bin/sh\necho $$ >"%s/hung"\nexec sleep 120\n' "$BATS_TEST_TMPDIR" >"$bin/testparm"
+  chmod +x "$bin/testparm"
+  for sig in INT HUP; do
+    rm -f "$BATS_TEST_TMPDIR/hung"
+    PATH=$bin:$PATH run signal_at "$sig" 2.5 "$KIT_ROOT/start-samba.sh"
+    [[ -e $BATS_TEST_TMPDIR/hung ]] || fail "the start did not reach testparm within 2.5 s: $output"
+    read -r rc took <<<"${lines[-1]}"
+    ((took < 2000)) || fail "$sig during testparm: the start took $took ms to end (exit $rc)"
+    sleep 0.2
+    ! kill -0 "$(<"$BATS_TEST_TMPDIR/hung")" 2>/dev/null || fail "the hung command survived the start"
+    run "$KIT_ROOT/test-samba.sh" cleanup
+    assert_success
+    srv_assert_clean
+  done
+}
