@@ -76,6 +76,7 @@ start_summary() {
     log "  mounted:     no ($(state_get KIT_MOUNT_SKIP))"
   fi
   log "  SELinux:     $(state_get KIT_SELINUX)"
+  [[ -z ${DEPS_NOTE:-} ]] || log "  packages:    $DEPS_NOTE"
   log "next: sudo ./test-samba.sh    (stop: sudo ./stop-samba.sh; remove all: sudo ./test-samba.sh cleanup)"
 }
 
