@@ -2,7 +2,8 @@
 # Usage: chroot-run.sh -o OUT_DIR TAR
 # Summary: the README's commands and the test suite, as a new user runs them, in a minimal Debian 12 chroot
 #
-# Unpacks TAR (from minbase.sh) into OUT_DIR/root, clones the committed HEAD of this kit into
+# Unpacks TAR (from minbase.sh) into OUT_DIR/root, copies this machine's resolv.conf, hosts
+# and hostname there, clones the committed HEAD of this kit into
 # /root/samba-perf-test there, mounts /proc, /sys, /dev (with /dev/pts) and a /run tmpfs, and
 # runs, each step bounded by a timeout, logged to OUT_DIR/STEP.log and recorded in
 # OUT_DIR/steps.tsv (STEP, exit status, seconds):
@@ -18,6 +19,8 @@
 # On exit, also on failure or Ctrl-C: every process left in the chroot is listed in
 # OUT_DIR/leftover.txt and ended, everything mounted here is unmounted (mounts.txt keeps
 # what was still mounted), and the unpacked root is removed.
+# MINIMAL_HOSTS=no keeps debootstrap's /etc/hosts, without this machine's name (some SMB
+# logins then time out: the smb-login-storm and smb-hold failures of issue 14).
 # MINIMAL_APT_CACHE (default /var/cache/samba-perf-test/minbase-apt) keeps the downloaded
 # .deb files between runs. The chroot shares this machine's kernel and network: nothing
 # else of the kit may run meanwhile (tests/run runs its files one after another).
@@ -138,11 +141,18 @@ cr_samba_states() {
 
 # cr_setup TAR: unpack, clone the kit, mount.
 cr_setup() {
-  local tar=$1
+  local tar=$1 f
   mkdir -p "$ROOT"
   tar -C "$ROOT" --numeric-owner -xpf "$tar"
   touch "$ROOT/$MINIMAL_MARK"
-  cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+  # The chroot shares this machine's network and name: its resolver, hosts and host name
+  # (without its own name in /etc/hosts, some SMB logins time out there: a real installed
+  # Debian, a cloud image or a container has it).
+  # MINIMAL_HOSTS=no keeps debootstrap's /etc/hosts (localhost only): issue 14's failures.
+  for f in resolv.conf hosts hostname; do
+    [[ $f == hosts && ${MINIMAL_HOSTS:-yes} == no ]] && continue
+    cp -L "/etc/$f" "$ROOT/etc/$f" 2>/dev/null || true
+  done
   git clone -q --no-hardlinks "$KIT_ROOT" "$ROOT$CR_KIT"
   git -C "$ROOT$CR_KIT" log -1 --format='%H %s' >"$OUT/commit.txt"
   cr_mount -t proc proc "$ROOT/proc"
@@ -195,7 +205,7 @@ main() {
   cp -a "$ROOT$CR_KIT/results" "$OUT/results" 2>/dev/null || true
   cr_samba_states samba-after
   cr_step cleanup 300 './test-samba.sh cleanup' "${CR_KIT_ENV[@]}"
-  cr_step guest-check 60 tests/guest/run-guest.sh -c
+  cr_step guest-check 60 'tests/guest/run-guest.sh -c'
   for d in "$ROOT$CR_KIT"/tests/*/; do
     d=${d%/}
     d=${d#"$ROOT$CR_KIT"/}
@@ -203,7 +213,7 @@ main() {
     compgen -G "$ROOT$CR_KIT/$d/*.bats" >/dev/null && dirs+=("$d")
   done
   cr_step suite 3000 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
-  cr_step guest-ready 60 tests/guest/run-guest.sh -c
+  cr_step guest-ready 60 'tests/guest/run-guest.sh -c'
   cr_samba_states samba-end
   printf 'total\t0\t%s\n' "$((SECONDS - t0))" >>"$OUT/steps.tsv"
 }
