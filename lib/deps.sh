@@ -239,7 +239,7 @@ deps_quiet_new_units() {
     if deps_unit_quiet "$u"; then done+=("$u"); else failed+=("$u"); fi
   done < <(deps_unit_states "$1")
   if ((${#done[@]})); then
-    DEPS_NOTE="the distribution's ${done[*]} (installed with samba just now) stopped and disabled"
+    DEPS_NOTE="the distribution's ${done[*]} (installed with samba just now) left stopped and disabled"
     log "packages: $DEPS_NOTE"
   fi
   if ((${#failed[@]})); then

@@ -28,6 +28,8 @@ setup_file() {
   fi
   if [[ $(id -u) -ne 0 ]]; then
     reason="needs root"
+  elif ! git -C "$KIT_ROOT" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    reason="the kit is not a git checkout (or git is missing): nothing to clone into the chroot"
   elif ss -Hltn 'sport = :4450' 2>/dev/null | grep -q . || ss -Hltn 'sport = :4459' 2>/dev/null | grep -q .; then
     reason="a test smbd of this machine listens on port 4450 or 4459: the chroot shares the network"
   elif nft list table ip samba_perf_test >/dev/null 2>&1; then
@@ -154,7 +156,7 @@ samba-ad-dc no no no"
   assert_output ''
   # the start says what it did
   run cat "$R/start.log"
-  assert_line --regexp "packages: the distribution's smbd nmbd.* \(installed with samba just now\) stopped and disabled"
+  assert_line --regexp "packages: the distribution's smbd nmbd.* \(installed with samba just now\) left stopped and disabled"
   assert_line --regexp "^  packages: +the distribution's smbd nmbd"
 }
 

@@ -246,7 +246,7 @@ teardown() {
   debian_root
   PATH=$STUB_PATH run deps_install debian samba fio
   assert_success
-  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) stopped and disabled"
+  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) left stopped and disabled"
   run cat "$STUB_LOG"
   assert_line "apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends samba fio"
   assert_line "policy-rc.d denied smbd start"
@@ -268,7 +268,7 @@ K01smbd"
   chmod +x "$DEPS_ROOT/usr/sbin/policy-rc.d"
   PATH=$STUB_PATH run deps_install debian samba
   assert_success
-  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) stopped and disabled"
+  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) left stopped and disabled"
   run cat "$STUB_LOG"
   assert_line "smbd stop"
   assert_line "nmbd stop"
