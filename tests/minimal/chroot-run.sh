@@ -200,8 +200,8 @@ main() {
   printf 'setup\t0\t%s\n' "$((SECONDS - t0))" >>"$OUT/steps.tsv"
 
   cr_samba_states samba-before
-  cr_step start 1200 ./start-samba.sh "${CR_KIT_ENV[@]}"
-  cr_step test 1200 ./test-samba.sh "${CR_KIT_ENV[@]}"
+  cr_step start 600 ./start-samba.sh "${CR_KIT_ENV[@]}"
+  cr_step test 600 ./test-samba.sh "${CR_KIT_ENV[@]}"
   cp -a "$ROOT$CR_KIT/results" "$OUT/results" 2>/dev/null || true
   cr_samba_states samba-after
   cr_step cleanup 300 './test-samba.sh cleanup' "${CR_KIT_ENV[@]}"
@@ -212,7 +212,7 @@ main() {
     [[ $d == tests/guest || $d == tests/minimal ]] && continue
     compgen -G "$ROOT$CR_KIT/$d/*.bats" >/dev/null && dirs+=("$d")
   done
-  cr_step suite 3000 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
+  cr_step suite 1800 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
   cr_step guest-ready 60 'tests/guest/run-guest.sh -c'
   cr_samba_states samba-end
   printf 'total\t0\t%s\n' "$((SECONDS - t0))" >>"$OUT/steps.tsv"

@@ -54,7 +54,7 @@ setup_file() {
   fi
   rm -rf "$out/run"
   rc=0
-  timeout -k 60 4800 "$KIT_ROOT/tests/minimal/chroot-run.sh" -o "$out/run" "$tar" >"$out/chroot-run.log" 2>&1 || rc=$?
+  timeout -k 60 3000 "$KIT_ROOT/tests/minimal/chroot-run.sh" -o "$out/run" "$tar" >"$out/chroot-run.log" 2>&1 || rc=$?
   echo "$rc" >"$out/run-status"
   echo "# minimal chroot: $(awk '{ printf "%s=%s(%ss) ", $1, $2, $3 }' "$out/run/steps.tsv" 2>/dev/null)" >&3
   echo "# minimal chroot suite: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run/suite.log" 2>/dev/null | tail -n 1)" >&3
