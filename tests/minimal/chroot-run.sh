@@ -77,7 +77,7 @@ cr_cleanup() {
   mapfile -t pids < <(cr_procs)
   if ((${#pids[@]})); then
     for p in "${pids[@]}"; do
-      printf '%s %s\n' "$p" "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+      printf '%s %s\n' "$p" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
     done >>"$OUT/leftover.txt"
     kill -TERM "${pids[@]}" 2>/dev/null || true
     for ((i = 0; i < 50; i++)); do
@@ -121,7 +121,9 @@ cr_step() {
   shift
   cr_log "$name ..."
   t0=$SECONDS
-  cr_in "$@" >"$OUT/$name.log" 2>&1 || rc=$?
+  # in the background, so that Ctrl-C or TERM reach the trap at once, not after the step
+  cr_in "$@" >"$OUT/$name.log" 2>&1 &
+  wait "$!" || rc=$?
   printf '%s\t%s\t%s\n' "$name" "$rc" "$((SECONDS - t0))" >>"$OUT/steps.tsv"
   cr_log "$name: exit $rc in $((SECONDS - t0)) s"
   return 0
@@ -134,7 +136,7 @@ cr_samba_states() {
   cr_step "$1" 60 'source lib/common.sh && source lib/deps.sh && deps_unit_states debian'
   for p in $(cr_procs); do
     case $(cat "/proc/$p/comm" 2>/dev/null) in
-      smbd* | nmbd* | samba*) printf '%s %s\n' "$p" "$(tr '\0' ' ' <"/proc/$p/cmdline")" ;;
+      smbd* | nmbd* | samba*) printf '%s %s\n' "$p" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" ;;
     esac
   done >"$OUT/$1-procs.txt"
 }

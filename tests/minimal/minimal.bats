@@ -52,6 +52,7 @@ setup_file() {
     printf '%s\n' "$reason" >"$BATS_FILE_TMPDIR/skip-reason"
     return 0
   fi
+  echo "$tar" >"$BATS_FILE_TMPDIR/tar"
   rm -rf "$out/run"
   rc=0
   timeout -k 60 3000 "$KIT_ROOT/tests/minimal/chroot-run.sh" -o "$out/run" "$tar" >"$out/chroot-run.log" 2>&1 || rc=$?
@@ -190,4 +191,31 @@ samba-ad-dc no no no"
   run awk -v r="$R/root" 'index($5, r) == 1' /proc/self/mountinfo
   assert_output ''
   assert [ ! -e "$R/root" ]
+}
+
+@test "minimal Debian 12: TERM during the start ends the chroot run at once, leaving no process, mount or folder" {
+  [[ -f $BATS_FILE_TMPDIR/tar ]] || skip "reusing an earlier run: no chroot here"
+  local out=$BATS_TEST_TMPDIR/intr pid i rc=0 p t0
+  "$KIT_ROOT/tests/minimal/chroot-run.sh" -o "$out" "$(cat "$BATS_FILE_TMPDIR/tar")" 2>"$BATS_TEST_TMPDIR/err" &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do # the start is under way: it has written its first lines
+    [[ -s $out/start.log ]] && break
+    sleep 0.1
+  done
+  [[ -s $out/start.log ]] || fail "the start did not begin: $(cat "$BATS_TEST_TMPDIR/err")"
+  sleep 2
+  t0=$SECONDS
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  assert_equal "$rc" 130
+  ((SECONDS - t0 <= 15)) || fail "took $((SECONDS - t0)) s to end"
+  run awk -v r="$out/root" 'index($5, r) == 1' /proc/self/mountinfo
+  assert_output ''
+  assert [ ! -e "$out/root" ]
+  for p in /proc/[0-9]*; do
+    [[ $(readlink "$p/root" 2>/dev/null) != "$out/root" ]] || fail "process ${p#/proc/} still runs in the chroot"
+  done
+  # what was ended is named
+  run cat "$out/leftover.txt"
+  assert_output --partial "start-samba.sh"
 }
