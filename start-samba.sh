@@ -80,6 +80,7 @@ start_summary() {
     log "  mounted:     no ($(state_get KIT_MOUNT_SKIP))"
   fi
   log "  SELinux:     $(state_get KIT_SELINUX)"
+  [[ -z ${DEPS_NOTE:-} ]] || log "  packages:    $DEPS_NOTE"
   log "next, as root: ./test-samba.sh    (stop: ./stop-samba.sh; remove all: ./test-samba.sh cleanup)"
 }
 

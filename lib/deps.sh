@@ -1,5 +1,9 @@
-# lib/deps.sh: find the host's package manager, list and install the packages the kit needs,
-# build the helpers. Sourced; functions only. Needs lib/common.sh.
+# lib/deps.sh: find the host's package manager, list and install the packages the kit needs
+# (keeping a newly installed distribution Samba stopped and disabled), build the helpers.
+# Sourced; functions only. Needs lib/common.sh.
+# DEPS_ROOT (tests only) prefixes the system paths read and written here: /etc, /lib, /run, /usr.
+
+DEPS_POLICY_MARK='samba-perf-test: no service starts during the kit package install'
 
 # deps_family: print 'debian' (apt-get + dpkg) or 'rhel' (dnf + rpm); 1 when neither.
 deps_family() {
@@ -12,18 +16,84 @@ deps_family() {
   fi
 }
 
-# deps_packages FAMILY: print the packages the kit needs on FAMILY, one a line.
-deps_packages() {
+# deps_table: every command the kit runs and the package that has it on each family, plus the
+# packages that bring no command the kit calls (headers, libraries: '-' as the command). One
+# row a line: COMMAND DEBIAN_PACKAGE RHEL_PACKAGE ('-' where that family needs none).
+# A minimal Debian (debootstrap minbase) lacks iproute2, procps, kmod and libc6-dev (its gcc
+# alone builds no helper: err.h is missing).
+deps_table() {
+  cat <<'EOF'
+smbd samba samba
+pdbedit samba samba
+testparm samba-common-bin samba-common-tools
+smbpasswd samba-common-bin samba-common-tools
+smbclient smbclient samba-client
+- libsmbclient-dev libsmbclient-devel
+fio fio fio
+nft nftables nftables
+jq jq jq
+make make make
+gcc gcc gcc
+- libc6-dev glibc-devel
+pkg-config pkgconf pkgconf-pkg-config
+mount.cifs cifs-utils cifs-utils
+ss iproute2 iproute
+ip iproute2 iproute
+cmp diffutils diffutils
+awk mawk gawk
+flock util-linux util-linux
+findmnt util-linux util-linux
+mountpoint util-linux util-linux
+setpriv util-linux util-linux
+mount mount util-linux
+umount mount util-linux
+timeout coreutils coreutils
+stat coreutils coreutils
+nproc coreutils coreutils
+getent libc-bin glibc-common
+useradd passwd shadow-utils
+userdel passwd shadow-utils
+ps procps procps-ng
+pgrep procps procps-ng
+modprobe kmod kmod
+find findutils findutils
+grep grep grep
+sed sed sed
+semanage - policycoreutils-python-utils
+EOF
+}
+
+# deps_column FAMILY: the deps_table column of FAMILY's package names; 1 when unknown.
+deps_column() {
   case $1 in
-    debian)
-      printf '%s\n' samba smbclient libsmbclient-dev fio nftables jq make gcc pkg-config cifs-utils
-      ;;
-    rhel)
-      printf '%s\n' samba samba-client libsmbclient-devel fio nftables jq make gcc \
-        pkgconf-pkg-config cifs-utils policycoreutils-python-utils
-      ;;
+    debian) echo 2 ;;
+    rhel) echo 3 ;;
     *) return 1 ;;
   esac
+}
+
+# deps_packages FAMILY: print the packages the kit needs on FAMILY, one a line, each once.
+deps_packages() {
+  local col
+  col=$(deps_column "$1") || return 1
+  deps_table | awk -v c="$col" '$c != "-" && !seen[$c]++ { print $c }'
+}
+
+# deps_commands FAMILY: print 'COMMAND PACKAGE' for every command the kit runs on FAMILY.
+deps_commands() {
+  local col
+  col=$(deps_column "$1") || return 1
+  deps_table | awk -v c="$col" '$1 != "-" && $c != "-" { print $1, $c }'
+}
+
+# deps_check_commands FAMILY: die naming the first command the kit runs that is not there
+# (sbin folders count), and its package.
+deps_check_commands() {
+  local cmd pkg
+  while read -r cmd pkg; do
+    common_have "$cmd" || PATH=$PATH:/usr/sbin:/sbin common_have "$cmd" ||
+      die "command '$cmd' is missing: install the package '$pkg'"
+  done < <(deps_commands "$1")
 }
 
 # deps_installed FAMILY PACKAGE: true when PACKAGE is installed.
@@ -57,55 +127,215 @@ deps_crb_hint() {
   esac
 }
 
-# deps_ensure: install (INSTALL_PACKAGES=yes) or list (no) the missing packages; says which.
+# deps_samba_units FAMILY: the distribution's Samba services a samba install may enable or start.
+deps_samba_units() {
+  case $1 in
+    debian) printf '%s\n' smbd nmbd samba-ad-dc ;;
+    rhel) printf '%s\n' smb nmb samba ;;
+    *) return 1 ;;
+  esac
+}
+
+# deps_unit_daemon UNIT: the daemon (and pid file name in /run/samba) of a Samba service.
+deps_unit_daemon() {
+  case $1 in
+    smbd | smb) echo smbd ;;
+    nmbd | nmb) echo nmbd ;;
+    *) echo samba ;;
+  esac
+}
+
+# deps_systemd_booted: true when systemd is PID 1 (units start and stop through systemctl).
+deps_systemd_booted() {
+  [[ -d ${DEPS_ROOT:-}/run/systemd/system ]] && common_have systemctl
+}
+
+# deps_unit_present UNIT: true when the host has an init script or a unit file for UNIT.
+deps_unit_present() {
+  local r=${DEPS_ROOT:-} d
+  [[ -e $r/etc/init.d/$1 ]] && return 0
+  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do
+    [[ -e $r$d/$1.service ]] && return 0
+  done
+  return 1
+}
+
+# deps_unit_enabled UNIT: true when UNIT starts at boot: systemctl says enabled (it reads the
+# unit files when systemd is not PID 1), a wants link exists, or a SysV start link does.
+deps_unit_enabled() {
+  local r=${DEPS_ROOT:-} f
+  if common_have systemctl && timeout 30 systemctl is-enabled --quiet "$1.service" 2>/dev/null; then
+    return 0
+  fi
+  for f in "$r"/etc/systemd/system/*.wants/"$1.service" "$r"/etc/rc[2345].d/S[0-9][0-9]"$1"; do
+    [[ -e $f || -L $f ]] && return 0
+  done
+  return 1
+}
+
+# deps_unit_running UNIT: true when UNIT runs: systemd says active, or its pid file in
+# /run/samba names a live process of that daemon.
+deps_unit_running() {
+  local daemon pid comm
+  if deps_systemd_booted && timeout 30 systemctl is-active --quiet "$1.service" 2>/dev/null; then
+    return 0
+  fi
+  daemon=$(deps_unit_daemon "$1")
+  pid=$(head -n 1 "${DEPS_ROOT:-}/run/samba/$daemon.pid" 2>/dev/null) || return 1
+  [[ $pid =~ ^[1-9][0-9]*$ ]] || return 1
+  comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
+  [[ $comm == "$daemon"* ]] || return 1
+  ! grep -qE '^State:[[:space:]]+Z' "/proc/$pid/status" 2>/dev/null # a zombie has ended
+}
+
+# deps_unit_stopped UNIT: true when UNIT does not run.
+deps_unit_stopped() {
+  ! deps_unit_running "$1"
+}
+
+# deps_unit_states FAMILY: one line per Samba service: 'UNIT PRESENT ENABLED RUNNING' (yes/no).
+deps_unit_states() {
+  local u p e r
+  while IFS= read -r u; do
+    p=no e=no r=no
+    if deps_unit_present "$u"; then
+      p=yes
+      deps_unit_enabled "$u" && e=yes
+      deps_unit_running "$u" && r=yes
+    fi
+    printf '%s %s %s %s\n' "$u" "$p" "$e" "$r"
+  done < <(deps_samba_units "$1")
+}
+
+# deps_unit_quiet UNIT: stop UNIT and keep it from starting at boot.
+deps_unit_quiet() {
+  local u=$1 r=${DEPS_ROOT:-}
+  if deps_unit_running "$u"; then
+    if deps_systemd_booted; then
+      timeout 60 systemctl stop "$u.service" || true
+    elif [[ -x $r/etc/init.d/$u ]]; then
+      timeout 60 "$r/etc/init.d/$u" stop >/dev/null || true
+    fi
+    common_wait_until 10 0.2 deps_unit_stopped "$u" || true
+  fi
+  if deps_unit_enabled "$u"; then
+    if common_have systemctl; then timeout 60 systemctl disable --quiet "$u.service" 2>/dev/null || true; fi
+    if [[ -e $r/etc/init.d/$u ]] && common_have update-rc.d; then update-rc.d "$u" disable >/dev/null 2>&1 || true; fi
+    if common_have deb-systemd-helper; then deb-systemd-helper disable "$u.service" >/dev/null 2>&1 || true; fi
+  fi
+  deps_unit_stopped "$u" && ! deps_unit_enabled "$u"
+}
+
+# deps_quiet_new_units FAMILY BEFORE: stop and disable each Samba service that the install just
+# made (absent in BEFORE, the deps_unit_states lines taken before it) and that is enabled or
+# running now. A service that was there before is never touched. Sets DEPS_NOTE for the summary.
+deps_quiet_new_units() {
+  local u p e r was done=() failed=()
+  while read -r u p e r; do
+    [[ $p == yes ]] || continue
+    was=$(awk -v u="$u" '$1 == u { print $2 }' <<<"$2")
+    [[ $was == no ]] || continue
+    [[ $e == yes || $r == yes ]] || continue
+    if deps_unit_quiet "$u"; then done+=("$u"); else failed+=("$u"); fi
+  done < <(deps_unit_states "$1")
+  if ((${#done[@]})); then
+    DEPS_NOTE="the distribution's ${done[*]} (installed with samba just now) left stopped and disabled"
+    log "packages: $DEPS_NOTE"
+  fi
+  if ((${#failed[@]})); then
+    DEPS_NOTE="${DEPS_NOTE:+$DEPS_NOTE; }could not stop and disable the distribution's ${failed[*]}"
+    warn "packages: could not stop and disable the distribution's ${failed[*]} (installed with samba just now): stop and disable them yourself"
+  fi
+  return 0
+}
+
+# deps_policy_add: on Debian, a policy-rc.d that refuses every service start (exit 101), so the
+# install starts no smbd or nmbd; only when none exists (an admin's is left as it is).
+deps_policy_add() {
+  local f=${DEPS_ROOT:-}/usr/sbin/policy-rc.d
+  [[ -e $f || -L $f || ! -d ${f%/*} ]] && return 0
+  (set -C && printf '#!/bin/sh\n# %s\nexit 101\n' "$DEPS_POLICY_MARK" >"$f") 2>/dev/null || return 0
+  chmod 0755 "$f"
+}
+
+# deps_policy_remove: remove the policy-rc.d that deps_policy_add wrote (checked by its mark).
+deps_policy_remove() {
+  local f=${DEPS_ROOT:-}/usr/sbin/policy-rc.d
+  [[ -f $f && ! -L $f ]] && grep -qxF "# $DEPS_POLICY_MARK" "$f" && rm -f "$f"
+  return 0
+}
+
+# deps_apt_install PACKAGE...: apt-get install, bounded, waiting up to 5 min for another apt;
+# the package lists are updated once when the first try fails.
+deps_apt_install() {
+  local -a apt=(timeout --foreground -k 30 1800 apt-get -o DPkg::Lock::Timeout=300)
+  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "$@" && return 0
+  "${apt[@]}" update -q && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "$@"
+}
+
+# deps_install FAMILY PACKAGE...: install the packages; no distribution Samba service that the
+# install brings stays enabled or running (Debian: a policy-rc.d keeps it from starting, then
+# it is disabled; elsewhere stopped and disabled after). 1 when the install failed.
+deps_install() {
+  local family=$1 before rc=0
+  shift
+  before=$(deps_unit_states "$family")
+  case $family in
+    debian)
+      (
+        trap deps_policy_remove EXIT
+        trap 'exit 130' INT TERM HUP
+        deps_policy_add
+        deps_apt_install "$@"
+      ) || rc=$?
+      ;;
+    rhel) timeout --foreground -k 30 1800 dnf install -y "$@" || rc=$? ;;
+    *) return 1 ;;
+  esac
+  deps_quiet_new_units "$family" "$before"
+  return "$rc"
+}
+
+# deps_ensure: install (INSTALL_PACKAGES=yes) or list (no) the missing packages; says which,
+# then checks that every command the kit runs is there.
 deps_ensure() {
   local family
   local -a missing=()
   if ! family=$(deps_family); then
-    warn "no apt-get or dnf found: install these yourself if missing: samba, smbclient, fio, nftables, jq, make, gcc, pkg-config, cifs-utils"
+    warn "no apt-get or dnf found: install these yourself if missing: $(deps_packages debian | tr '\n' ' ')"
     return 0
   fi
   mapfile -t missing < <(deps_missing "$family")
   if ((${#missing[@]} == 0)); then
     log "packages: all in place ($family)"
+    deps_check_commands "$family"
     return 0
   fi
   if [[ $INSTALL_PACKAGES != yes ]]; then
     warn "missing packages (INSTALL_PACKAGES=no, not installing): ${missing[*]}"
     return 0
   fi
+  if [[ $family == rhel && " ${missing[*]} " == *" libsmbclient-devel "* ]] &&
+    ! dnf -q list --available libsmbclient-devel >/dev/null 2>&1; then
+    die "package 'libsmbclient-devel' is in the CodeReady Builder repository, which is off: enable it with '$(deps_crb_hint)' and run start-samba.sh again"
+  fi
   log "packages: installing ${missing[*]}"
-  case $family in
-    debian)
-      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
-        { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } ||
-        die "could not install: ${missing[*]}"
-      ;;
-    rhel)
-      if [[ " ${missing[*]} " == *" libsmbclient-devel "* ]] &&
-        ! dnf -q list --available libsmbclient-devel >/dev/null 2>&1 &&
-        ! deps_installed rhel libsmbclient-devel; then
-        die "package 'libsmbclient-devel' is in the CodeReady Builder repository, which is off: enable it with '$(deps_crb_hint)' and run start-samba.sh again"
-      fi
-      dnf install -y "${missing[@]}" || die "could not install: ${missing[*]}"
-      ;;
-  esac
+  deps_install "$family" "${missing[@]}" || die "could not install: ${missing[*]}"
+  deps_check_commands "$family"
 }
 
-# deps_build_helpers ROOT: run 'make -C ROOT helpers' when helpers/Makefile exists and a
-# helper is missing or older than its sources; quiet when there is nothing to build.
+# deps_build_helpers ROOT: run 'make -C ROOT helpers' when helpers/Makefile exists and a helper
+# is missing or older than its sources. The metrics need the helpers: no build, no start.
 deps_build_helpers() {
   local root=$1
   [[ -f $root/helpers/Makefile ]] || return 0
-  if ! common_have make || { ! common_have cc && ! common_have gcc; }; then
-    warn "make or a C compiler is missing: the helpers are not built"
-    return 0
-  fi
+  common_have make || die "'make' is missing: the helpers cannot be built (install the package 'make')"
+  common_have cc || common_have gcc || die "no C compiler: the helpers cannot be built (install the package 'gcc')"
   if make -q -C "$root/helpers" >/dev/null 2>&1; then
     log "helpers: up to date"
     return 0
   fi
   log "helpers: building (make -C $root helpers)"
   make -s -C "$root" helpers >&2 ||
-    warn "building the helpers failed (see above): the server starts, but metrics that need a helper will fail"
+    die "cannot build the helpers (see above): the packages of lib/deps.sh are needed ($(deps_packages "$(deps_family)" | tr '\n' ' '))"
 }

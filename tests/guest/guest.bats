@@ -22,10 +22,8 @@ setup_file() {
   mkdir -p "$out"
   if [[ $(id -u) -ne 0 ]]; then
     reason="needs root"
-  elif ! command -v qemu-system-x86_64 >/dev/null; then
-    reason="qemu-system-x86_64 is not installed (package qemu-system-x86)"
-  elif [[ ! -x /bin/busybox ]] || ! command -v depmod >/dev/null; then
-    reason="busybox-static or kmod is not installed"
+  elif ! "$KIT_ROOT/tests/guest/run-guest.sh" -c 2>"$out/check.log"; then
+    reason=$(sed 's/^run-guest: error: //' "$out/check.log")
   elif ! kdir=$("$KIT_ROOT/tests/guest/prepare-guest.sh" 2>"$out/prepare.log"); then
     reason="cannot prepare the guest kernel: $(grep -m1 'error:' "$out/prepare.log" || tail -n 1 "$out/prepare.log")"
   fi

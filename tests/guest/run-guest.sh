@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Usage: run-guest.sh [-h] [-C dir] [-e NAME=VALUE]... [-t seconds] -r results_dir [--] command [arg...]
+#        run-guest.sh -c
 # Summary: run one command as a systemd service in a qemu guest with Debian's kernel (cifs, nftables)
 #
 # Boots Debian's kernel (prepared and cached by prepare-guest.sh) over this machine's
@@ -10,6 +11,8 @@
 # folder) with PATH, HOME=/root, TERM=dumb, no stdin and GUEST_RESULTS set to where
 # RESULTS_DIR is mounted (read-write) inside the guest.
 #
+#   -c            only check that this machine has what the guest needs (qemu, busybox,
+#                 kmod, and systemd for the guest's root): exit 0, or 125 naming the package
 #   -C dir        folder to run COMMAND in (default: current folder)
 #   -e NAME=VAL   extra environment for COMMAND (repeatable)
 #   -r dir        host folder for results (created); the only place the guest can write
@@ -73,6 +76,23 @@ guest_accel() {
 }
 
 # guest_check_memory: refuse to start a guest the host cannot hold
+# guest_check_host: die naming the package of the first piece the guest lacks. The guest boots
+# over this machine's root: its PID 1 is this machine's systemd (without it the guest kernel
+# panics: "Attempted to kill init").
+guest_check_host() {
+  local path pkg
+  command -v qemu-system-x86_64 >/dev/null || guest_die "'qemu-system-x86_64' not found (package qemu-system-x86)"
+  while read -r path pkg; do
+    [[ -x $path ]] || guest_die "'$path' not found (package $pkg): the guest boots over this machine's root"
+  done <<'EOF'
+/lib/systemd/systemd systemd
+/bin/busybox busybox-static
+/sbin/depmod kmod
+/bin/mountpoint util-linux
+/bin/bash bash
+EOF
+}
+
 guest_check_memory() {
   local avail_kb
   avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
@@ -105,10 +125,14 @@ guest_write_plan() {
 main() {
   local opt workdir=$PWD results='' envs=() kdir kernel initrd t0 t1 status rc
   local -a accel qemu
-  while getopts hC:e:r:t: opt; do
+  while getopts hcC:e:r:t: opt; do
     case $opt in
       h)
         guest_usage
+        exit 0
+        ;;
+      c)
+        guest_check_host
         exit 0
         ;;
       C) workdir=$OPTARG ;;
@@ -137,7 +161,7 @@ main() {
     exit 2
   }
   [[ $GUEST_CACHE =~ ^/[A-Za-z0-9._/-]+$ ]] || guest_die "GUEST_CACHE '$GUEST_CACHE' must be an absolute path without spaces or odd characters"
-  command -v qemu-system-x86_64 >/dev/null || guest_die "'qemu-system-x86_64' not found (package qemu-system-x86)"
+  guest_check_host
   workdir=$(cd "$workdir" && pwd) || guest_die "cannot enter '$workdir'"
   mkdir -p "$results"
   results=$(cd "$results" && pwd)

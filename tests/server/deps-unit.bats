@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Package detection (real dpkg here; stub dnf/rpm for the RHEL path and its CodeReady Builder
 # hint) and the systemd unit template (rendered, checked with systemd-analyze when present).
-# shellcheck disable=SC2030,SC2031 # each test sets its own PATH
+# shellcheck disable=SC2030,SC2031,SC2016 # each test sets its own PATH; stubs are written in single quotes
 
 setup() {
   load ../test_helper/common-setup
@@ -18,7 +18,7 @@ setup() {
 rhel_path() {
   local bin=$BATS_TEST_TMPDIR/bin c
   mkdir -p "$bin"
-  for c in grep sed cat uname printf dirname; do ln -sf "$(command -v "$c")" "$bin/$c"; done
+  for c in grep sed cat uname printf dirname awk tr; do ln -sf "$(command -v "$c")" "$bin/$c"; done
   for c in dnf rpm; do
     # shellcheck disable=SC2016 # $* and $STUB_LOG belong to the stub
     printf '#!/bin/bash\nprintf "%%s\\n" "%s $*" >>"$STUB_LOG"\nexit 1\n' "$c" >"$bin/$c"
@@ -30,6 +30,7 @@ rhel_path() {
 @test "package lists: Debian and RHEL" {
   run deps_packages debian
   assert_output "samba
+samba-common-bin
 smbclient
 libsmbclient-dev
 fio
@@ -37,13 +38,74 @@ nftables
 jq
 make
 gcc
-pkg-config
-cifs-utils"
+libc6-dev
+pkgconf
+cifs-utils
+iproute2
+diffutils
+mawk
+util-linux
+mount
+coreutils
+libc-bin
+passwd
+procps
+kmod
+findutils
+grep
+sed"
   run deps_packages rhel
   assert_line libsmbclient-devel
   assert_line samba-client
+  assert_line glibc-devel
+  assert_line iproute
+  assert_line procps-ng
   assert_line pkgconf-pkg-config
   assert_line policycoreutils-python-utils
+  refute_line -
+  # the same commands on both families: only semanage (SELinux) is RHEL's alone
+  run diff <(deps_commands debian | cut -d' ' -f1) <(deps_commands rhel | cut -d' ' -f1 | grep -vx semanage)
+  assert_success
+}
+
+@test "this Debian host: each command the kit runs comes from the package the list names" {
+  command -v dpkg >/dev/null || skip "not a Debian host"
+  local cmd pkg path owners bad=''
+  while read -r cmd pkg; do
+    path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$cmd") || {
+      bad+=" $cmd(not installed)"
+      continue
+    }
+    # awk is an alternative: check the listed package's own awk
+    [[ $cmd != awk ]] || path=$(command -v "$pkg")
+    # usrmerge: dpkg may know the file under /bin or /sbin; gcc is a link to gcc-12
+    owners=$(dpkg -S "$path" "${path#/usr}" 2>/dev/null || true)
+    [[ $owners == *"$pkg:"* || $owners == *"$pkg,"* ]] ||
+      owners=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || true)
+    [[ $owners == *"$pkg:"* || $owners == *"$pkg,"* ]] || bad+=" $cmd($pkg? $owners)"
+  done < <(deps_commands debian)
+  [[ -z $bad ]] || fail "commands not from their listed package:$bad"
+}
+
+@test "a missing command: one line naming it and its package" {
+  deps_table() { printf '%s\n' 'grep grep grep' 'no-such-tool-x7 pkg-x7 pkg-x7-rhel'; }
+  run deps_check_commands debian
+  assert_failure
+  assert_output "error: command 'no-such-tool-x7' is missing: install the package 'pkg-x7'"
+  run deps_check_commands rhel
+  assert_output --partial "package 'pkg-x7-rhel'"
+}
+
+@test "helpers that do not build stop the start with an error" {
+  local root=$BATS_TEST_TMPDIR/kit
+  mkdir -p "$root/helpers"
+  printf '.PHONY: helpers\nhelpers:\n\t$(MAKE) -C helpers\n' >"$root/Makefile"
+  printf 'all:\n\t@echo "err.h: No such file or directory" >&2; false\n' >"$root/helpers/Makefile"
+  run deps_build_helpers "$root"
+  assert_failure
+  assert_output --partial "err.h: No such file or directory"
+  assert_line --partial "error: cannot build the helpers (see above)"
+  assert_output --partial "libc6-dev"
 }
 
 @test "this Debian host: family debian, nothing missing (dpkg -s of every package)" {
@@ -80,7 +142,7 @@ cifs-utils"
   path=$(rhel_path)
   INSTALL_PACKAGES=no PATH=$path run deps_ensure
   assert_success
-  assert_output --partial "missing packages (INSTALL_PACKAGES=no, not installing): samba samba-client libsmbclient-devel"
+  assert_output --partial "missing packages (INSTALL_PACKAGES=no, not installing): samba samba-common-tools samba-client libsmbclient-devel"
   run grep -c '^dnf' "$STUB_LOG"
   assert_output 0
 }
@@ -120,4 +182,160 @@ cifs-utils"
   assert_line --regexp '^[[:space:]]*use sendfile = Yes$'
   assert_line --regexp "^[[:space:]]*ncalrpc dir = $STATE_DIR/ncalrpc$"
   refute_output --partial "host msdfs"
+}
+
+# debian_root: a fake system root (DEPS_ROOT) and STUB_PATH: stub apt-get, dpkg, dpkg-query,
+# update-rc.d and deb-systemd-helper (no systemctl: systemd is not PID 1). Call it directly,
+# never in $(...): DEPS_ROOT must reach the test, or the host's own files would be used.
+# The stubs refuse to run without DEPS_ROOT. The stub apt-get
+# acts like the samba package: it adds init scripts, unit files and start links for smbd and
+# nmbd, and starts them (a process named smbd) unless policy-rc.d exits 101, as invoke-rc.d does.
+debian_root() {
+  local bin=$BATS_TEST_TMPDIR/bin c
+  export DEPS_ROOT=$BATS_TEST_TMPDIR/root STUB_PATH=$bin
+  mkdir -p "$bin" "$DEPS_ROOT"/{usr/sbin,run/samba,lib/systemd/system,etc/init.d} "$DEPS_ROOT"/etc/rc{2,3,4,5}.d
+  for c in awk head cat grep rm chmod timeout tr sleep cp ln mv mkdir sed touch; do
+    ln -sf "$(command -v "$c")" "$bin/$c"
+  done
+  mkdir -p "$BATS_TEST_TMPDIR/fake"
+  for c in smbd nmbd; do cp "$(command -v sleep)" "$BATS_TEST_TMPDIR/fake/$c"; done # /proc/PID/comm
+  cat >"$bin/apt-get" <<'EOF'
+#!/bin/bash
+: "${DEPS_ROOT:?}"
+source "$STUB_COMMON"
+stub_log "$@"
+[[ " $* " == *" install "* && " $* " == *" samba "* ]] || exit 0
+for d in smbd nmbd; do
+  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\n[[ $1 != stop ]] || kill "$(cat "$DEPS_ROOT/run/samba/%s.pid")"\n' "$d" >"$DEPS_ROOT/etc/init.d/$d"
+  chmod +x "$DEPS_ROOT/etc/init.d/$d"
+  touch "$DEPS_ROOT/lib/systemd/system/$d.service"
+  for r in 2 3 4 5; do ln -sf ../init.d/$d "$DEPS_ROOT/etc/rc$r.d/S01$d"; done
+  p=$DEPS_ROOT/usr/sbin/policy-rc.d
+  if [[ -x $p ]] && { "$p" "$d" start; [[ $? == 101 ]]; }; then
+    echo "policy-rc.d denied $d start" >>"$STUB_LOG"
+    continue
+  fi
+  "$STUB_FAKE/$d" 300 </dev/null >/dev/null 2>&1 &
+  echo $! >"$DEPS_ROOT/run/samba/$d.pid"
+done
+EOF
+  printf '#!/bin/bash\nexit 0\n' >"$bin/dpkg"
+  printf '#!/bin/bash\nexit 1\n' >"$bin/dpkg-query"
+  cat >"$bin/update-rc.d" <<'EOF'
+#!/bin/bash
+: "${DEPS_ROOT:?}"
+source "$STUB_COMMON"
+stub_log "$@"
+[[ $2 == disable ]] || exit 0
+for f in "$DEPS_ROOT"/etc/rc?.d/S01"$1"; do mv "$f" "${f%/*}/K01$1"; done
+EOF
+  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\n' >"$bin/deb-systemd-helper"
+  chmod +x "$bin"/*
+  export STUB_COMMON=$KIT_ROOT/tests/stubs/stub-common.bash STUB_FAKE=$BATS_TEST_TMPDIR/fake
+}
+
+teardown() {
+  local f
+  for f in "$BATS_TEST_TMPDIR"/root/run/samba/*.pid; do
+    [[ -f $f ]] && kill "$(cat "$f")" 2>/dev/null
+  done
+  return 0
+}
+
+@test "samba installed on Debian without systemd: no start (policy-rc.d, then removed), new smbd and nmbd disabled" {
+  debian_root
+  PATH=$STUB_PATH run deps_install debian samba fio
+  assert_success
+  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) left stopped and disabled"
+  run cat "$STUB_LOG"
+  assert_line "apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends samba fio"
+  assert_line "policy-rc.d denied smbd start"
+  assert_line "policy-rc.d denied nmbd start"
+  assert_line "update-rc.d smbd disable"
+  assert_line "update-rc.d nmbd disable"
+  assert_line "deb-systemd-helper disable smbd.service"
+  refute_line --partial "samba-ad-dc"
+  refute_line "smbd stop" # it never ran
+  assert [ ! -e "$DEPS_ROOT/usr/sbin/policy-rc.d" ]
+  run ls "$DEPS_ROOT/etc/rc2.d"
+  assert_output "K01nmbd
+K01smbd"
+}
+
+@test "an admin's policy-rc.d is kept: the smbd the install started is stopped and disabled" {
+  debian_root
+  printf '#!/bin/sh\n# the admin allows starts\nexit 0\n' >"$DEPS_ROOT/usr/sbin/policy-rc.d"
+  chmod +x "$DEPS_ROOT/usr/sbin/policy-rc.d"
+  PATH=$STUB_PATH run deps_install debian samba
+  assert_success
+  assert_line "packages: the distribution's smbd nmbd (installed with samba just now) left stopped and disabled"
+  run cat "$STUB_LOG"
+  assert_line "smbd stop"
+  assert_line "nmbd stop"
+  assert_line "update-rc.d smbd disable"
+  refute_line --partial "denied"
+  run grep -c 'the admin allows starts' "$DEPS_ROOT/usr/sbin/policy-rc.d"
+  assert_output 1
+  run deps_unit_running smbd
+  assert_failure
+}
+
+@test "a Samba that was there before the install is never stopped or disabled" {
+  local pid
+  debian_root
+  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\n' >"$DEPS_ROOT/etc/init.d/smbd"
+  chmod +x "$DEPS_ROOT/etc/init.d/smbd"
+  ln -s ../init.d/smbd "$DEPS_ROOT/etc/rc2.d/S01smbd"
+  "$STUB_FAKE/smbd" 300 </dev/null >/dev/null 2>&1 &
+  pid=$!
+  echo "$pid" >"$DEPS_ROOT/run/samba/smbd.pid"
+  PATH=$STUB_PATH run deps_install debian samba
+  assert_success
+  assert_output --partial "the distribution's nmbd (installed with samba just now)"
+  run cat "$STUB_LOG"
+  refute_line "smbd stop"
+  refute_line "update-rc.d smbd disable"
+  assert_line "update-rc.d nmbd disable"
+  assert [ -L "$DEPS_ROOT/etc/rc2.d/S01smbd" ]
+  kill -0 "$pid"
+}
+
+@test "systemd as PID 1: the new units are stopped and disabled with systemctl" {
+  debian_root
+  mkdir -p "$DEPS_ROOT/run/systemd/system" "$BATS_TEST_TMPDIR/units"
+  # systemctl stub: a unit is enabled/active when its file in units/ says so
+  cat >"$STUB_PATH/systemctl" <<'EOF'
+#!/bin/bash
+: "${DEPS_ROOT:?}"
+source "$STUB_COMMON"
+u=${*: -1}
+s=$BATS_TEST_TMPDIR/units/${u%.service}
+case $1 in
+  is-enabled) [[ -e $DEPS_ROOT/lib/systemd/system/$u && ! -e $s.disabled ]] ;;
+  is-active) [[ -e $DEPS_ROOT/lib/systemd/system/$u && ! -e $s.stopped ]] ;;
+  stop) stub_log "$@"; touch "$s.stopped" ;;
+  disable) stub_log "$@"; touch "$s.disabled" ;;
+  *) stub_log "$@" ;;
+esac
+EOF
+  chmod +x "$STUB_PATH/systemctl"
+  PATH=$STUB_PATH run deps_install debian samba
+  assert_success
+  run cat "$STUB_LOG"
+  assert_line "systemctl stop smbd.service"
+  assert_line "systemctl disable --quiet smbd.service"
+  assert_line "systemctl stop nmbd.service"
+  assert_line "systemctl disable --quiet nmbd.service"
+  refute_line --partial "samba-ad-dc"
+}
+
+@test "a failed install still removes the kit's policy-rc.d" {
+  debian_root
+  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\nexit 100\n' >"$STUB_PATH/apt-get"
+  PATH=$STUB_PATH run deps_install debian samba
+  assert_failure
+  run cut -d' ' -f4 "$STUB_LOG"
+  assert_output "install
+update"
+  assert [ ! -e "$DEPS_ROOT/usr/sbin/policy-rc.d" ]
 }
