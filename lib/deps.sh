@@ -19,6 +19,8 @@ deps_family() {
 # deps_table: every command the kit runs and the package that has it on each family, plus the
 # packages that bring no command the kit calls (headers, libraries: '-' as the command). One
 # row a line: COMMAND DEBIAN_PACKAGE RHEL_PACKAGE ('-' where that family needs none).
+# gnuplot draws the charts and cmark-gfm turns report.md into report.html (RHEL has no
+# cmark-gfm: lib/html.sh uses python3-markdown where it is installed, else says why not).
 # A minimal Debian (debootstrap minbase) lacks iproute2, procps, kmod and libc6-dev (its gcc
 # alone builds no helper: err.h is missing).
 deps_table() {
@@ -60,6 +62,8 @@ find findutils findutils
 grep grep grep
 sed sed sed
 semanage - policycoreutils-python-utils
+gnuplot gnuplot-nox gnuplot
+cmark-gfm cmark-gfm -
 EOF
 }
 
