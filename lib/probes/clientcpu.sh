@@ -1,0 +1,98 @@
+# lib/probes/clientcpu.sh: evidence probe (docs/CONTRACTS.md, section 5): the CPU the kit's own
+# load generators (fio, the helpers) used during a measurement, and the whole machine's busy
+# time. The measured command is moved, just before it execs, into a cgroup of its own,
+# SERVICE_NAME-clients (v2, else v1 cpuacct, beside the daemon's: lib/service.sh). smbd's CPU is
+# the cgcpu probe's; lib/clientcpu.jq puts the two side by side. Sourced; functions only. Needs
+# SERVICE_NAME, KIT_ROOT and lib/service.sh.
+#
+#   probe_clientcpu_before NAME WORK   the client cgroup's and the machine's CPU so far
+#   probe_clientcpu_enter NAME WORK    (in the child) move it into the client cgroup
+#   probe_clientcpu_after NAME WORK    WORK/result.json: {available, source, cgroup, used_us,
+#                                      user_us, system_us, machine_busy_us, window_s, nproc}
+#   clientcpu_remove                   remove the client cgroup when it is empty (cleanup)
+
+# clientcpu_cgroup: print the client cgroup folder, making it on first use; 1 when none can be
+# made (then the probe says why and the command runs where it is).
+clientcpu_cgroup() {
+  local root dir
+  for root in "$(service_cgroup2_root 2>/dev/null)" "$(service_cgroup1_root 2>/dev/null)"; do
+    [[ -n $root ]] || continue
+    dir=$root/$SERVICE_NAME-clients
+    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
+      printf '%s\n' "$dir"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# clientcpu_remove: remove the client cgroup when nothing is left in it.
+clientcpu_remove() {
+  local root dir
+  for root in "$(service_cgroup2_root 2>/dev/null)" "$(service_cgroup1_root 2>/dev/null)"; do
+    dir=$root/$SERVICE_NAME-clients
+    [[ -n $root && -d $dir ]] || continue
+    [[ -z $(cat "$dir/cgroup.procs" 2>/dev/null) ]] && rmdir "$dir" 2>/dev/null
+  done
+  return 0
+}
+
+# clientcpu_machine_ticks: print the busy clock ticks of the whole machine so far (/proc/stat:
+# user+nice+system+irq+softirq+steal).
+clientcpu_machine_ticks() {
+  awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# clientcpu_snapshot FILE: write {t_ns, client (a cgcpu line), machine_ticks, hz} to FILE;
+# 1 when the client cgroup cannot be read.
+clientcpu_snapshot() {
+  local cg line
+  cg=$(clientcpu_cgroup) || return 1
+  [[ -x $KIT_ROOT/helpers/cgcpu ]] || return 1
+  line=$(timeout 5 "$KIT_ROOT/helpers/cgcpu" -g "$cg" 2>/dev/null) || return 1
+  jq -n -c --argjson c "$line" --argjson t "$(date +%s%N)" --argjson m "$(clientcpu_machine_ticks)" \
+    --argjson hz "$(getconf CLK_TCK)" '{t_ns: $t, client: $c, machine_ticks: $m, hz: $hz}' >"$1"
+}
+
+# probe_clientcpu_before NAME WORK: WORK/before.json, or WORK/reason.
+probe_clientcpu_before() {
+  if ! clientcpu_cgroup >/dev/null; then
+    echo "no cgroup for the clients could be made" >"$2/reason"
+  elif ! clientcpu_snapshot "$2/before.json"; then
+    echo "the client cgroup's CPU could not be read (helpers/cgcpu)" >"$2/reason"
+  fi
+  return 0
+}
+
+# probe_clientcpu_enter NAME WORK: in the child, before it execs the command: join the client
+# cgroup (every process the command starts stays in it).
+probe_clientcpu_enter() {
+  local cg
+  [[ -s $2/before.json ]] || return 0
+  cg=$(clientcpu_cgroup) || return 0
+  echo "$BASHPID" >"$cg/cgroup.procs"
+}
+
+# probe_clientcpu_after NAME WORK: WORK/result.json.
+probe_clientcpu_after() {
+  local work=$2
+  if [[ -s $work/reason || ! -s $work/before.json ]]; then
+    jq -n -c --arg r "$(cat "$work/reason" 2>/dev/null || echo "no snapshot before the run")" \
+      '{available: false, reason: $r}' >"$work/result.json"
+    return 0
+  fi
+  if ! clientcpu_snapshot "$work/after.json"; then
+    echo '{"available":false,"reason":"the client cgroup'"'"'s CPU could not be read after the run"}' >"$work/result.json"
+    return 0
+  fi
+  jq -n -c --slurpfile b "$work/before.json" --slurpfile a "$work/after.json" \
+    --argjson nproc "$(nproc)" '
+    $b[0] as $b | $a[0] as $a
+    | def d($k): if $a.client[$k] != null and $b.client[$k] != null then $a.client[$k] - $b.client[$k] else null end;
+      {available: true, source: $a.client.source, cgroup: $a.client.target, used_us: d("cpu_us"),
+       user_us: d("user_us"), system_us: d("system_us"),
+       machine_busy_us: (($a.machine_ticks - $b.machine_ticks) * 1e6 / $a.hz | round),
+       window_s: (($a.t_ns - $b.t_ns) / 1e9), nproc: $nproc}' >"$work/result.json" ||
+    echo '{"available":false,"reason":"the CPU snapshots could not be compared"}' >"$work/result.json"
+  return 0
+}

@@ -1,0 +1,124 @@
+# lib/probes/profile.sh: the server's own view of a measured run: smbd's per-command counters
+# ('smbd profiling level', 'smbstatus -P') before and after it, and what smbd did in between.
+# An evidence probe (docs/CONTRACTS.md, section 5): its result lands under .probes.profile of
+# raw/NAME.evidence.json. Sourced; functions only. Needs KIT_CONF (the kit's smb.conf), RUN_DIR
+# and KIT_ROOT.
+#
+#   probe_profile_before NAME WORK   a settled snapshot in WORK (or why there is none)
+#   probe_profile_after NAME WORK    WORK/result.json: lib/profile.jq profile_diff, or
+#                                    {"available":false,"reason":…}; keeps both snapshots as
+#                                    raw/NAME.profile.before.json and raw/NAME.profile.after.json
+# Both return 0 whatever happens: a run without the server's view is still a run.
+
+# profile_level CONF: print the 'smbd profiling level' CONF gives (off, count or on).
+profile_level() {
+  local v
+  v=$(testparm -s --parameter-name='smbd profiling level' "$1" 2>/dev/null) || return 1
+  v=${v,,}
+  case $v in
+    off | count | on) printf '%s\n' "$v" ;;
+    *) return 1 ;;
+  esac
+}
+
+# profile_unavailable CONF: print why smbd's counters cannot be read for CONF and return 0;
+# print nothing and return 1 when they can.
+profile_unavailable() {
+  local conf=$1 level build text
+  # (whole outputs, not 'cmd | grep -q': grep leaving early would fail the pipe under pipefail)
+  build=$(smbd -b 2>/dev/null) || true
+  if ! command -v smbstatus >/dev/null 2>&1; then
+    echo "smbstatus is not installed"
+  elif ! grep -qw WITH_PROFILE <<<"$build"; then
+    echo "this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)"
+  elif ! level=$(profile_level "$conf"); then
+    echo "testparm cannot read 'smbd profiling level' from '$conf'"
+  elif [[ $level == off ]]; then
+    echo "smbd profiling level = off in '$conf'"
+  elif ! text=$(timeout 2 smbstatus -s "$conf" -P 2>/dev/null) ||
+    ! grep -q '^smb2_read_count:' <<<"$text"; then
+    echo "'smbstatus -s $conf -P' printed no SMB2 counters"
+  else
+    return 1
+  fi
+  return 0
+}
+
+# profile_snapshot CONF: print smbd's counters now as one JSON object (lib/profile.jq
+# profile_parse_text); 1 when smbstatus failed.
+profile_snapshot() {
+  local text
+  text=$(timeout 2 smbstatus -s "$1" -P 2>/dev/null) || return 1
+  printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text'
+}
+
+# profile_settled CONF: print a snapshot that no smbd process still has to add to. Each smbd
+# writes its counters at most 1 s after it worked (and when it exits), so two snapshots 1.1 s
+# apart that agree are final; it stops trying after about 6 s (the probe contract allows 10 s a
+# call) and then prints the last one with "settled":false.
+profile_settled() {
+  local conf=$1 a b start=$SECONDS
+  a=$(profile_snapshot "$conf") || return 1
+  while :; do
+    sleep 1.1
+    b=$(profile_snapshot "$conf") || return 1
+    if [[ $a == "$b" ]]; then
+      jq -c '.settled = true' <<<"$b"
+      return 0
+    fi
+    ((SECONDS - start < 6)) || break
+    a=$b
+  done
+  jq -c '.settled = false' <<<"$b"
+}
+
+# profile_unavailable_result WORK REASON: the probe's result when there is no view.
+profile_unavailable_result() {
+  jq -n -c --arg r "$2" '{available: false, reason: $r}' >"$1/result.json"
+}
+
+# probe_profile_before NAME WORK: the settled snapshot before run NAME (WORK/before.json), or
+# why there is none (WORK/reason).
+probe_profile_before() {
+  local work=$2 why level snap
+  if why=$(profile_unavailable "$KIT_CONF"); then
+    printf '%s\n' "$why" >"$work/reason"
+    return 0
+  fi
+  level=$(profile_level "$KIT_CONF")
+  if ! snap=$(profile_settled "$KIT_CONF"); then
+    echo "smbstatus -P failed before the run" >"$work/reason"
+    return 0
+  fi
+  jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$work/before.json"
+}
+
+# probe_profile_after NAME WORK: the settled snapshot after run NAME and what smbd did in
+# between: WORK/result.json (lib/profile.jq profile_diff, plus "files"); the two snapshots are
+# kept as raw/NAME.profile.before.json and raw/NAME.profile.after.json.
+probe_profile_after() {
+  local name=$1 work=$2 snap level raw=$RUN_DIR/raw/$1.profile
+  if [[ -s $work/reason || ! -s $work/before.json ]]; then
+    profile_unavailable_result "$work" "$(cat "$work/reason" 2>/dev/null || echo "no snapshot before the run")"
+    return 0
+  fi
+  level=$(jq -r '.level' "$work/before.json")
+  if ! snap=$(profile_settled "$KIT_CONF"); then
+    profile_unavailable_result "$work" "smbstatus -P failed after the run"
+    return 0
+  fi
+  if ! jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$raw.after.json" ||
+    ! cp "$work/before.json" "$raw.before.json"; then
+    profile_unavailable_result "$work" "cannot write '$raw.after.json'"
+    return 0
+  fi
+  jq -L "$KIT_ROOT/lib" -n -c --slurpfile b "$raw.before.json" --slurpfile a "$raw.after.json" \
+    --arg level "$level" --arg name "$name" \
+    'include "profile"; profile_diff($b[0]; $a[0]; $level)
+     | if .available then .files = ["\($name).profile.before.json", "\($name).profile.after.json"] else . end
+     | if .available and ($a[0].settled | not) then
+         .warnings = ["smbd was still adding to its counters 6 s after the run: the last second may be missing"]
+       else . end' >"$work/result.json" ||
+    profile_unavailable_result "$work" "the counters could not be compared"
+  return 0
+}

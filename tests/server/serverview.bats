@@ -1,0 +1,359 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2030,SC2031 # jq programs in single quotes; PATH set per test
+# The server's view (issue 11): smbd's per-command counters (lib/profile.jq,
+# lib/probes/profile.sh), client against server CPU (lib/probes/clientcpu.sh,
+# lib/clientcpu.jq) and the local-disk baseline (lib/baseline.sh).
+# The jq programs are checked on fixtures taken from a real 'smbstatus -P'; the probes against a
+# private smbd (profiling on) on a free loopback port, where each per-command count must equal
+# an independent one: the helper's own count, and tshark's count of the requests on the wire.
+
+bats_require_minimum_version 1.5.0
+
+# bats 1.8 cannot skip from setup_file: it only starts smbd when it can, and setup() skips
+setup_file() {
+  load '../test_helper/common-setup'
+  load '../helpers/smbd-setup'
+  _common_setup
+  local c
+  [[ $(id -u) -eq 0 ]] || return 0
+  for c in smbd smbstatus pdbedit testparm jq make cc pkg-config; do
+    command -v "$c" >/dev/null || return 0
+  done
+  pkg-config --exists smbclient || return 0
+  make -s -C "$KIT_ROOT/helpers" >&2 || fail "the helpers do not build"
+  PORT=$(kit_free_port 4470 4499) || fail "no free port in 4470-4499"
+  SMBD_DIR=$BATS_FILE_TMPDIR/smbd
+  helpers_smbd_start "$SMBD_DIR" "$PORT" || fail "private smbd did not start"
+  UNC=//127.0.0.1:$PORT/perf
+  head -c 8M /dev/urandom >"$SMBD_SHARE/data.0"
+  chmod 644 "$SMBD_SHARE/data.0"
+  mkdir -m 1777 "$SMBD_SHARE/files"
+  export PORT SMBD_DIR SMBD_CONF SMBD_SHARE SMBD_CREDS UNC
+}
+
+teardown_file() {
+  load '../helpers/smbd-setup'
+  if [[ -n ${SMBD_DIR:-} ]]; then
+    helpers_smbd_stop "$SMBD_DIR"
+  fi
+  local g
+  for g in /sys/fs/cgroup/unified/serverview-test-clients /sys/fs/cgroup/cpuacct/serverview-test-clients; do
+    [[ -d $g ]] && rmdir "$g" 2>/dev/null
+  done
+  return 0
+}
+
+setup() {
+  load '../test_helper/common-setup'
+  load '../helpers/smbd-setup'
+  _common_setup
+  FIX=$KIT_ROOT/tests/fixtures/serverview
+  H=$KIT_ROOT/helpers
+  RUN_DIR=$BATS_TEST_TMPDIR/run
+  mkdir -p "$RUN_DIR/raw"
+  SERVICE_NAME=serverview-test
+  export RUN_DIR SERVICE_NAME
+  # shellcheck source=lib/common.sh
+  source "$KIT_ROOT/lib/common.sh"
+  # shellcheck source=lib/service.sh
+  source "$KIT_ROOT/lib/service.sh"
+  # shellcheck source=lib/fio.sh
+  source "$KIT_ROOT/lib/fio.sh"
+  # shellcheck source=lib/baseline.sh
+  source "$KIT_ROOT/lib/baseline.sh"
+  # shellcheck source=lib/probes/profile.sh
+  source "$KIT_ROOT/lib/probes/profile.sh"
+  # shellcheck source=lib/probes/clientcpu.sh
+  source "$KIT_ROOT/lib/probes/clientcpu.sh"
+}
+
+# live: the tests that need the private smbd
+live() {
+  kit_require_root
+  kit_require_cmd smbd smbstatus testparm pdbedit jq
+  pkg-config --exists smbclient || skip "libsmbclient-dev is not installed"
+  [[ -n ${SMBD_DIR:-} ]] || fail "the private smbd was not started"
+  KIT_CONF=$SMBD_CONF
+  export KIT_CONF
+}
+
+# snapshot FILE: parse a fixture into a snapshot object
+snapshot() {
+  jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text' "$1"
+}
+
+# measure_like NAME CMD...: what lib/measure.sh (issue 8) does with the probes, in short: the
+# probes' before (profile, clientcpu, then smbd's CPU as the cgcpu probe reports it), CMD in a
+# child that calls the probes' enter first, then the afters in reverse order; writes
+# raw/NAME.evidence.json {wall_s, probes: {profile, clientcpu, cgcpu}} and CMD's stdout to
+# raw/NAME.json
+measure_like() {
+  local name=$1 w=$RUN_DIR/.probes.$1 t0 t1 sb sa pid
+  shift
+  mkdir -p "$w/profile" "$w/clientcpu"
+  pid=$(helpers_smbd_pid "$SMBD_DIR")
+  probe_profile_before "$name" "$w/profile"
+  probe_clientcpu_before "$name" "$w/clientcpu"
+  sb=$("$H/cgcpu" -p "$pid" | jq .cpu_us)
+  t0=$EPOCHREALTIME
+  (
+    probe_clientcpu_enter "$name" "$w/clientcpu" >/dev/null 2>&1
+    exec "$@"
+  ) >"$RUN_DIR/raw/$name.json"
+  t1=$EPOCHREALTIME
+  sa=$("$H/cgcpu" -p "$pid" | jq .cpu_us)
+  probe_clientcpu_after "$name" "$w/clientcpu"
+  probe_profile_after "$name" "$w/profile"
+  jq -n -c --slurpfile p "$w/profile/result.json" --slurpfile c "$w/clientcpu/result.json" \
+    --arg t0 "$t0" --arg t1 "$t1" --argjson sa "$sa" --argjson sb "$sb" \
+    '{wall_s: (($t1 | tonumber) - ($t0 | tonumber)), probes: {profile: $p[0], clientcpu: $c[0],
+      cgcpu: {available: true, source: "proc", used_us: ($sa - $sb)}}}' >"$RUN_DIR/raw/$name.evidence.json"
+}
+
+# profile_of NAME: the profile probe's result of measurement NAME
+profile_of() {
+  jq -c '.probes.profile' "$RUN_DIR/raw/$1.evidence.json"
+}
+
+# calls CMD: calls of CMD in measurement t's server view
+calls() {
+  profile_of t | jq -L "$KIT_ROOT/lib" -r --arg c "$1" 'include "profile"; profile_calls($c)'
+}
+
+# wire_requests PCAP: print "cmd=count" lines of the SMB2 requests tshark decodes in PCAP
+# (compound frames hold several; smb2.cmd and smb2.flags.response come in the same order)
+wire_requests() {
+  tshark -r "$1" -d "tcp.port==$PORT,nbss" -T fields -e smb2.cmd -e smb2.flags.response 2>/dev/null |
+    awk -F'\t' '{ n = split($1, c, ","); split($2, r, ",")
+      for (i = 1; i <= n; i++) if (r[i] == "0" || r[i] == "False") q[c[i]]++ }
+      END { for (k in q) print k "=" q[k] }'
+}
+
+@test "profile_parse_text and profile_parse_json read the same counters from one smbd" {
+  kit_require_cmd jq
+  local t j
+  t=$(snapshot "$FIX/smbstatus-P.after.txt")
+  j=$(jq -L "$KIT_ROOT/lib" -c 'include "profile"; profile_parse_json' "$FIX/smbstatus-P.after.json")
+  [[ $(jq -S . <<<"$t") == "$(jq -S . <<<"$j")" ]] || fail "text and json differ: $t / $j"
+  [[ $(jq '.commands.read.count' <<<"$t") == 42333 ]]
+  [[ $(jq '.connects' <<<"$t") == 2 ]]
+}
+
+@test "profile_parse_text ignores rulers, unknown counters and counters of later Samba versions" {
+  kit_require_cmd jq
+  run jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text | [.connects, .commands.read.count, .commands.write.count]' \
+    <<<$'**** SMB2 Calls ****\nconnect_count:    3\nsmb2_read_count:  7\nsmb2_read_failed_count: 99\nsmb2_read_buckets[0]: 5\nweird line\n'
+  assert_success
+  assert_output '[3,7,0]'
+}
+
+@test "profile_diff: per-command calls, mean time and share; the table shows them" {
+  kit_require_cmd jq
+  local b a
+  b=$(snapshot "$FIX/smbstatus-P.before.txt")
+  a=$(snapshot "$FIX/smbstatus-P.after.txt")
+  run jq -L "$KIT_ROOT/lib" -n -c --argjson b "$b" --argjson a "$a" \
+    'include "profile"; profile_diff($b; $a; "on") | .commands[0] | [.command, .calls, .time_us, (.mean_us * 100 | round), (.share_of_time * 1000 | round)]'
+  assert_success
+  assert_output '["read",42333,1560198,3686,992]'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "on") | profile_table'
+  assert_success
+  assert_line --index 0 '| command | calls | mean server time | share of server time |'
+  assert_line --index 2 '| Read | 42333 | 36.9 µs | 99.2 % |'
+  assert_line --partial '| Negotiate | 2 | 2.78 ms | 0.4 % |'
+  assert_line --partial '| GetInfo | 4 | 32.8 µs | < 0.1 % |'
+  assert_line 'connects: 2, disconnects: 2'
+  # level 'count': calls only
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "count") | profile_table'
+  assert_line --index 2 '| Read | 42333 | – | – |'
+  assert_line --partial 'smbd profiling level = count: calls only'
+}
+
+@test "profile_diff: counters that went back (smbd restarted) make the view not available" {
+  kit_require_cmd jq
+  local b a
+  b=$(snapshot "$FIX/smbstatus-P.after.txt")
+  a=$(snapshot "$FIX/smbstatus-P.before.txt")
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "on") | profile_table'
+  assert_success
+  assert_output "server view: not available (smbd's counters went back during the run (smbd started again))"
+}
+
+@test "profile_count_check: within the tolerance no warning, beyond it a warning that says how much" {
+  kit_require_cmd jq
+  run jq -L "$KIT_ROOT/lib" -n -c 'include "profile"; profile_count_check("reads"; 1000; 1000; 0) | [.ok, .warning]'
+  assert_output '[true,null]'
+  run jq -L "$KIT_ROOT/lib" -n -r 'include "profile"; profile_count_check("reads"; 1000; 970; 1) | .warning'
+  assert_output 'the server counted 3 % fewer reads than the client reported (1000 against 970; tolerance 1 %)'
+}
+
+@test "clientcpu_split and the small-machine warning come from the measured CPU" {
+  kit_require_cmd jq
+  local e
+  e='{"wall_s":10,"probes":{"clientcpu":{"available":true,"source":"cgroup2","used_us":9000000,"machine_busy_us":19600000,"window_s":10,"nproc":2},"cgcpu":{"available":true,"source":"cgroup1","used_us":10000000}}}'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" \
+    'include "clientcpu"; $e | clientcpu_split | (clientcpu_line, clientcpu_warnings("login")[])'
+  assert_success
+  assert_line --index 0 'client 0.9 cores (45 %), smbd 1 cores (50 %), others 0.1, of 2 cores over 10 s'
+  assert_line --index 1 --partial 'the clients used 0.9 of 2 cores during login (smbd 1): the machine was 98 % busy, so the server was short of CPU'
+  # a machine with room to spare: no warning
+  e=$(jq -c '.probes.clientcpu.used_us = 2000000 | .probes.cgcpu.used_us = 5000000 | .probes.clientcpu.machine_busy_us = 8000000' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -c --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")'
+  assert_output '[]'
+  # someone else's load: its own warning
+  e=$(jq -c '.probes.clientcpu.used_us = 1000000 | .probes.clientcpu.machine_busy_us = 16000000' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")[]'
+  assert_output --partial 'other processes used 1 of 2 cores during login'
+  # without smbd's CPU there is no split, and the line says why
+  e=$(jq -c '.probes.cgcpu = {available: false, reason: "helpers/cgcpu is not built"}' <<<"$e")
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_line'
+  assert_output 'client/server CPU: not available (helpers/cgcpu is not built)'
+}
+
+@test "profile probe: a real smbd's read count equals smb-readers' own count" {
+  live
+  measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 -b 4096 "$UNC/data.0"
+  profile_of t | jq -e '.available and .level == "on"' || fail "$(profile_of t)"
+  [[ -s $RUN_DIR/raw/t.profile.before.json && -s $RUN_DIR/raw/t.profile.after.json ]]
+  local ops errors
+  ops=$(jq .ops "$RUN_DIR/raw/t.json")
+  errors=$(jq .errors "$RUN_DIR/raw/t.json")
+  ((ops > 1000)) || fail "only $ops reads"
+  # tolerance 0: the helper waits for every answer, so each read it sent is one smbd counted
+  [[ $(calls read) == $((ops + errors)) ]] || fail "smbd counted $(calls read) reads, the helper $ops (+$errors errors)"
+  [[ $(profile_of t | jq .connects) == 2 ]]
+  [[ $(calls negprot) == 2 ]]
+  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
+  assert_line --index 2 --regexp '^\| Read \| [0-9]+ \| [0-9.]+ µs \| [0-9.]+ % \|$'
+}
+
+@test "profile probe: file and login counts equal the helpers' and tshark's count on the wire" {
+  live
+  kit_require_cmd tshark dumpcap
+  local cap=$BATS_TEST_TMPDIR/cap.pcapng dp i k v server
+  dumpcap -q -i lo -f "tcp port $PORT" -w "$cap" 2>"$BATS_TEST_TMPDIR/dumpcap.err" &
+  dp=$!
+  for ((i = 0; i < 100; i++)); do
+    grep -q 'Capturing on' "$BATS_TEST_TMPDIR/dumpcap.err" && break
+    sleep 0.05
+  done
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  measure_like t bash -c '"$1" -A "$2" -w 2 -d 1 -s 4 "$3/files" >"$4/files.json" &&
+    "$5" -A "$2" -w 2 -d 1 "$3" >"$4/login.json"' _ "$H/smb-files" "$SMBD_CREDS" "$UNC" "$RUN_DIR/raw" "$H/smb-login-storm"
+  sleep 0.5
+  kill -INT "$dp"
+  wait "$dp" || true
+  profile_of t | jq -e '.available' || fail "$(profile_of t)"
+  # the helpers' own counts: each file is written once (-s 4), each login is one connection
+  [[ $(calls write) == $(jq .create.ops "$RUN_DIR/raw/files.json") ]] ||
+    fail "smbd counted $(calls write) writes, smb-files created $(jq .create.ops "$RUN_DIR/raw/files.json") files"
+  [[ $(profile_of t | jq .connects) == $(($(jq '.ops + .errors' "$RUN_DIR/raw/login.json") + 2)) ]] ||
+    fail "smbd counted $(profile_of t | jq .connects) connects for $(jq .ops "$RUN_DIR/raw/login.json") logins + 2 file workers"
+  # the wire: every request tshark decoded is one smbd counted (tolerance 0; none dropped)
+  grep -q 'dropped.*: [0-9]*/0 ' "$BATS_TEST_TMPDIR/dumpcap.err" || fail "dumpcap dropped packets: $(cat "$BATS_TEST_TMPDIR/dumpcap.err")"
+  local -A name=([0]=negprot [1]=sesssetup [3]=tcon [4]=tdis [5]=create [6]=close [9]=write [16]=getinfo)
+  local n=0
+  while IFS='=' read -r k v; do
+    [[ -n ${name[$k]:-} ]] || continue
+    server=$(calls "${name[$k]}")
+    [[ $server == "$v" ]] || fail "${name[$k]}: $v requests on the wire, smbd counted $server"
+    n=$((n + 1))
+  done < <(wire_requests "$cap")
+  ((n == ${#name[@]})) || fail "tshark decoded only $n of the ${#name[@]} commands"
+}
+
+@test "profile probe: smbd profiling level = off is reported, and nothing fails" {
+  live
+  local conf=$BATS_TEST_TMPDIR/off.conf
+  sed 's/^\( *smbd profiling level = \).*/\1off/' "$SMBD_CONF" >"$conf"
+  KIT_CONF=$conf
+  run profile_unavailable "$conf"
+  assert_success
+  assert_output "smbd profiling level = off in '$conf'"
+  measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0"
+  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
+  assert_output "server view: not available (smbd profiling level = off in '$conf')"
+  # the measurement itself went on
+  jq -e '.ok and .ops > 0' "$RUN_DIR/raw/t.json"
+  [[ ! -e $RUN_DIR/raw/t.profile.after.json ]]
+}
+
+@test "profile probe: an smbd built without profiling is reported" {
+  live
+  # the one stub here: this machine's smbd has WITH_PROFILE, so 'smbd -b' is replaced
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\necho "Build environment:"\necho "   HAVE_GETTIMEOFDAY"\n' >"$BATS_TEST_TMPDIR/bin/smbd"
+  chmod +x "$BATS_TEST_TMPDIR/bin/smbd"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH
+  run profile_unavailable "$SMBD_CONF"
+  assert_output 'this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)'
+  measure_like t true
+  run jq -r '.probes.profile.reason' "$RUN_DIR/raw/t.evidence.json"
+  assert_output 'this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)'
+}
+
+@test "clientcpu: a load generator's CPU is counted in the client cgroup, smbd's apart" {
+  live
+  clientcpu_cgroup >/dev/null || skip "no cgroup for the clients can be made here"
+  # two seconds of pure CPU in the measured command, then reads that make smbd work
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  measure_like t bash -c 'end=$((SECONDS + 2)); while ((SECONDS < end)); do :; done
+    exec "$1" -A "$2" -c 1 -d 1 -b 4096 "$3"' _ "$H/smb-readers" "$SMBD_CREDS" "$UNC/data.0"
+  local e=$RUN_DIR/raw/t.evidence.json
+  jq -e '.probes.clientcpu.available and .probes.clientcpu.source != null' "$e" || fail "$(jq -c .probes.clientcpu "$e")"
+  # the busy loop alone is 1 to 2 s of CPU (it starts in the middle of a second), the reader more
+  jq -e '.probes.clientcpu.used_us >= 1000000 and .probes.clientcpu.used_us <= 4000000' "$e" ||
+    fail "client CPU: $(jq -c .probes.clientcpu "$e")"
+  run jq -L "$KIT_ROOT/lib" -c 'include "clientcpu"; clientcpu_split' "$e"
+  assert_success
+  jq -e '.available and .server.cpu_s > 0.1 and .machine.cpu_s >= .client.cpu_s and .wall_s >= 2' <<<"$output" ||
+    fail "$output"
+  # the child was in the client group: nothing of this shell is
+  local cg
+  cg=$(clientcpu_cgroup)
+  [[ $(cat "$cg/cgroup.procs") == "" ]] || fail "processes left in the client cgroup"
+  clientcpu_remove
+  [[ ! -d $cg ]] || fail "'$cg' is still there"
+}
+
+@test "baseline_run: the four fio jobs run on SHARE_DIR's file system and compare with Samba" {
+  kit_require_cmd fio jq
+  SHARE_DIR=$BATS_TEST_TMPDIR/share DATA_FILE_MB=16 DURATION=1 SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=4
+  RANDOM_JOBS=2 RANDOM_QUEUE_DEPTH=4
+  mkdir -p "$SHARE_DIR"
+  local j
+  for j in seqwrite seqread randread randwrite; do
+    baseline_run "$j" "$RUN_DIR/raw/$j.baseline.json"
+    jq -e --arg j "$j" '.ok and .job == $j and .value > 0 and .size_mb == 16' "$RUN_DIR/raw/$j.baseline.json" ||
+      fail "$j: $(cat "$RUN_DIR/raw/$j.baseline.json")"
+    [[ -s $RUN_DIR/raw/$j.baseline.fio.json ]]
+  done
+  [[ $(stat -c %s "$SHARE_DIR/local-baseline/data.0") == $((16 * 1048576)) ]]
+  jq -e '.unit == "MB/s" and .block == "1 MiB"' "$RUN_DIR/raw/seqread.baseline.json"
+  jq -e '.unit == "IOPS" and .block == "4 KiB" and .jobs == 2' "$RUN_DIR/raw/randread.baseline.json"
+  # this machine's ext4 takes O_DIRECT; elsewhere the reason is there instead
+  jq -e '.direct == true or (.direct_why | length > 0)' "$RUN_DIR/raw/seqread.baseline.json"
+  run baseline_vs "$(jq '.value / 2' "$RUN_DIR/raw/seqread.baseline.json")" "$RUN_DIR/raw/seqread.baseline.json"
+  assert_success
+  [[ $(jq .samba_pct <<<"$output") == 50 ]] || fail "$output"
+  [[ $(jq -r .text <<<"$output") == *"; Samba reaches 50 % of it" ]] || fail "$output"
+  run baseline_run bogus "$RUN_DIR/raw/x.json"
+  assert_failure
+  assert_output "unknown baseline job 'bogus'"
+}
+
+@test "baseline_run: a file system that refuses direct I/O runs buffered and says so" {
+  kit_require_cmd fio jq
+  SHARE_DIR=$BATS_TEST_TMPDIR/share DATA_FILE_MB=8 DURATION=1 RANDOM_JOBS=1 RANDOM_QUEUE_DEPTH=2
+  SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=2
+  mkdir -p "$SHARE_DIR" "$BATS_TEST_TMPDIR/bin"
+  # this machine's file systems all take O_DIRECT: a dd that fails as on one that does not
+  printf '#!/bin/sh\necho "dd: failed to open x: Invalid argument" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/dd"
+  chmod +x "$BATS_TEST_TMPDIR/bin/dd"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH baseline_run randread "$RUN_DIR/raw/r.json"
+  jq -e '.ok and .direct == false' "$RUN_DIR/raw/r.json" || fail "$(cat "$RUN_DIR/raw/r.json")"
+  run jq -r .direct_why "$RUN_DIR/raw/r.json"
+  assert_output --partial "refuses direct I/O (Invalid argument): buffered I/O"
+  run baseline_vs 10 "$RUN_DIR/raw/r.json"
+  [[ $(jq -r .text <<<"$output") == *"(buffered: the file system of"* ]] || fail "$output"
+}
