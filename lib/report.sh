@@ -1,21 +1,7 @@
 # lib/report.sh: a run folder's results.json (everything merged) and report.md (lib/report.jq),
 # from the folder alone; the advice of lib/advice.json as Markdown for README.md.
-# Sourced; functions only. Entry: 'test-samba.sh report'.
-
-# report_settings_json FILE: print settings.env (KEY=%q lines) as one JSON object.
-report_settings_json() {
-  [[ -f $1 ]] || {
-    echo '{}'
-    return 0
-  }
-  (
-    # shellcheck source=/dev/null
-    source "$1"
-    sed -n 's/^\([A-Z_][A-Z0-9_]*\)=.*/\1/p' "$1" | while IFS= read -r key; do
-      printf '%s\t%s\n' "$key" "${!key//$'\t'/ }"
-    done
-  ) | jq -Rn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
-}
+# Sourced; functions only. Entry: 'test-samba.sh report'. settings.env is read as data, by
+# lib/compare.sh's compare_settings_json (the one parser of it).
 
 # report_advice_md: the advice of every metric as Markdown blocks with markers.
 report_advice_md() {
@@ -74,7 +60,7 @@ report_write() {
   # shellcheck disable=SC2016 # jq program
   jq -n \
     --slurpfile system "$dir/system.json" \
-    --argjson settings "$(report_settings_json "$dir/settings.env")" \
+    --argjson settings "$(compare_settings_json "$dir/settings.env")" \
     --argjson incomplete "$incomplete" --arg why "$why" \
     --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
     [$ARGS.named | to_entries[] | select(.key | startswith("metric:"))
