@@ -91,6 +91,8 @@ def verdict_md($c):
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
+  "| Samba parameters under test | \([["[global]", ($r.settings.SAMBA_GLOBAL_PARAMS // "")], ["[share]", ($r.settings.SAMBA_SHARE_PARAMS // "")]]
+      | map(select(.[1] | test("\\S")) | "\(.[0]) \(.[1] | gsub("\n"; "; "))") | if length == 0 then "none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS)" else join("; ") end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
   "",
   "## Results",

@@ -7,7 +7,7 @@ settings_keys() {
   printf '%s\n' \
     TEST_PORT SERVER_ADDR CLIENT_ADDR SERVICE_NAME SHARE_NAME SHARE_DIR MOUNT_POINT CONF_DIR \
     LOG_DIR STATE_DIR TEST_USER NFT_TABLE RESULTS_DIR INSTALL_PACKAGES \
-    ENCRYPTION SIGNING STRICT_SYNC USE_SENDFILE \
+    ENCRYPTION SIGNING STRICT_SYNC USE_SENDFILE SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS \
     DURATION DATA_FILE_MB SMALL_FILE_KB WORKERS SEQ_STREAMS SEQ_QUEUE_DEPTH RANDOM_JOBS \
     RANDOM_QUEUE_DEPTH LOAD_RATE CONCURRENCY_LEVELS MEMORY_CONNECTIONS STARTUP_ROUNDS DROP_CACHES \
     TARGET_STARTUP_LOGIN_MAX_MS TARGET_RECOVERY_MAX_S TARGET_LOGIN_RATE_MIN \
@@ -25,6 +25,7 @@ settings_defaults() {
   STATE_DIR=/var/lib/samba/perf-test TEST_USER=smbperf NFT_TABLE=samba_perf_test
   RESULTS_DIR=results INSTALL_PACKAGES=yes
   ENCRYPTION=no SIGNING=default STRICT_SYNC=yes USE_SENDFILE=no
+  SAMBA_GLOBAL_PARAMS='' SAMBA_SHARE_PARAMS=''
   DURATION=10 DATA_FILE_MB=1024 SMALL_FILE_KB=4 WORKERS=8 SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=8
   RANDOM_JOBS=4 RANDOM_QUEUE_DEPTH=16 LOAD_RATE=500 CONCURRENCY_LEVELS="1 4 16 64 128"
   MEMORY_CONNECTIONS=200 STARTUP_ROUNDS=3 DROP_CACHES=no
@@ -60,6 +61,8 @@ settings_load() {
   for key in "${!from_env[@]}"; do
     printf -v "$key" '%s' "${from_env[$key]}"
   done
+  # shellcheck source=lib/sambaparams.sh
+  declare -F sambaparams_validate >/dev/null || source "$root/lib/sambaparams.sh"
   settings_validate
   [[ $RESULTS_DIR == /* ]] || RESULTS_DIR=$root/$RESULTS_DIR
   KIT_CONF=$CONF_DIR/smb.conf
@@ -188,6 +191,7 @@ settings_validate() {
     [[ $key == TARGET_* ]] && settings_number "$key"
   done < <(settings_keys)
   ((${TARGET_ERRORS_MAX_PCT%.*} <= 100)) || settings_bad TARGET_ERRORS_MAX_PCT "must be from 0 to 100"
+  sambaparams_validate
   return 0
 }
 
