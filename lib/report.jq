@@ -2,6 +2,7 @@
 # Needs -L lib, --slurpfile advice lib/advice.json and --arg order "$(registry_rows)" (the rows in
 # the order of lib/metrics/list; rows it does not name follow, sorted, so none vanishes).
 include "format";
+include "serverview";
 
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
@@ -30,7 +31,9 @@ def key_label:
     "streams": "streams", "iodepth": "requests in flight per job", "jobs": "jobs", "block": "block size",
     "runtime_s": "fio ran for (s)", "drop_caches": "page cache dropped first", "file_kb": "file size (KiB)",
     "create": "create", "delete": "delete", "reads": "reads counted", "gb": "GB read",
-    "first_error_code": "first error code"
+    "first_error_code": "first error code", "job": "job", "local_disk": "local disk",
+    "samba": "Samba", "samba_pct": "Samba reaches (% of local)", "direct_io": "direct I/O",
+    "file_system": "file system", "unit": "unit"
   }[.] // .;
 
 # Any value for humans.
@@ -58,7 +61,7 @@ def table:
 # The detail block of one metric.
 def details_md:
   (.details // {}) | to_entries[]
-  | select(.key != "notes")
+  | select(.key | IN("notes", "server", "cpu", "count_check") | not)
   | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
       "", "**\(.key | key_label)**", "", (.value | table), ""
     else "- \(.key | key_label): \(.value | show)"
@@ -117,9 +120,16 @@ def verdict_md($c):
         + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
       end),
      (if ($x.elapsed_s // 0) > 0 then "", "Measured in \($x.elapsed_s) s." else empty end),
+     ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
+      | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
      "",
      details_md,
      ((.details.notes // [])[] | "", .),
+     (if .details.server or .details.cpu then
+        "", "**Server view** (time inside smbd, not on the wire; see the README's metric chapter)", "",
+        (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),
+        (.details.count_check | sv_check_md | "", .)
+      else empty end),
      ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
      (if $x.status == "FAIL" and $a.causes then
         "", "### Likely causes", "", ($a.causes[] | "- \(.)"),

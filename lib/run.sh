@@ -112,6 +112,7 @@ run_metrics() {
     i=$((i + 1))
     run_one "$m" "$i" "$n"
   done
+  if declare -F clientcpu_remove >/dev/null; then clientcpu_remove; fi
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
   RUN_DONE=1
@@ -146,6 +147,7 @@ run_exit() {
   fi
   echo "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}'" >"$RUN_DIR/INCOMPLETE"
   rm -rf "$RUN_DIR"/.probes.* "$RUN_DIR"/.hold.fifo
+  if declare -F clientcpu_remove >/dev/null; then clientcpu_remove; fi
   results_finish 2>/dev/null || true
   log "partial report: ${RUN_DIR#"$KIT_ROOT"/}/report.md (marked incomplete)"
   ((rc != 0)) || rc=1
