@@ -3,6 +3,7 @@
 # the order of lib/metrics/list; rows it does not name follow, sorted, so none vanishes).
 include "format";
 include "serverview";
+include "charts";
 
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
@@ -98,6 +99,8 @@ def verdict_md($c):
       | map(select(.[1] | test("\\S")) | "\(.[0]) \(.[1] | gsub("\n"; "; "))") | if length == 0 then "none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS)" else join("; ") end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
   "",
+  charts_none_md($r.charts),
+  "",
   "## Results",
   "",
   "| Metric | Result | Target | Verdict | Why |",
@@ -130,6 +133,7 @@ def verdict_md($c):
         (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),
         (.details.count_check | sv_check_md | "", .)
       else empty end),
+     (if $r.charts != null and ($r.charts.why // null) == null then charts_md($r.charts; $x.metric) else empty end),
      ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
      (if $x.status == "FAIL" and $a.causes then
         "", "### Likely causes", "", ($a.causes[] | "- \(.)"),
