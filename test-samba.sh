@@ -2,6 +2,7 @@
 # Usage: test-samba.sh [-h] [METRIC...]
 #        test-samba.sh cleanup
 #        test-samba.sh report RUN_DIR | --advice-md | --sync-docs FILE
+#        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
 # Summary: measure the started test smbd, or remove every trace of the kit
 #
 # With no METRIC, runs every metric (listed below with -h, in run order) against the
@@ -16,6 +17,10 @@
 # '--advice-md' prints the advice of lib/advice.json as README.md carries it, and
 # '--sync-docs FILE' rewrites those blocks in FILE.
 #
+# 'compare RUN_A RUN_B ...' compares results folders metric by metric against RUN_A and
+# writes compare.md, compare.json, compare.html and charts/ (see 'compare -h'); it needs
+# neither root nor a started kit.
+#
 # Exit status: 0 nothing failed (SKIP does not fail), 1 a metric failed or the run
 # could not be done, 2 usage error.
 set -euo pipefail
@@ -25,7 +30,7 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
 common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount \
-  cleanup registry child measure fio system results report run
+  cleanup registry child measure fio baseline system results report run compare
 
 # usage: the usage text, then the metric names and their count from lib/metrics/list.
 usage() {
@@ -91,6 +96,10 @@ main() {
     report)
       shift
       report_command "$@"
+      ;;
+    compare)
+      shift
+      compare_main "$@"
       ;;
     *)
       measure_command "$@"

@@ -121,8 +121,11 @@ child_hold_start() {
   rm -f "$fifo"
   mkfifo -m 0600 "$fifo"
   CHILD_ERR=${3%.*}.err
-  timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test" \
-    >"$3" 2>>"$CHILD_ERR" <"$fifo" &
+  (
+    # inside a measurement (measure_begin): the probes' enter (the client cgroup)
+    if [[ -n ${MEASURE_WORK:-} ]]; then measure_enter; fi
+    exec timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test"
+  ) >"$3" 2>>"$CHILD_ERR" <"$fifo" &
   CHILD_PID=$!
   exec {CHILD_HOLD_FD}>"$fifo"
   rm -f "$fifo"

@@ -19,6 +19,9 @@ cleanup_all() {
   lock_take cleanup
   state_load || log "cleanup: no state file '$KIT_STATE_FILE': removing only what carries the kit's marks"
   cleanup_stop
+  # the clients' cgroup (lib/probes/clientcpu.sh), left by a run that was killed, when empty
+  # shellcheck source=lib/probes/clientcpu.sh
+  source "$KIT_ROOT/lib/probes/clientcpu.sh" && clientcpu_remove
   service_unit_remove
   account_remove
   account_remove_old

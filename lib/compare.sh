@@ -3,7 +3,8 @@
 # lib/common.sh and jq; reads only the folders it is given (no settings, no server).
 #
 # Entry: compare_main [-h] [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
-# Writes DIR/compare.json and DIR/compare.md and prints compare.md. Default DIR:
+# Writes DIR/compare.json and DIR/compare.md and prints compare.md; then DIR/charts/ and
+# DIR/compare.html (compare_pictures). Default DIR:
 # compare-<YYYYmmdd-HHMMSS> beside RUN_A (for runs of the kit: in its results/ folder, next to
 # the runs it compares), so a comparison needs no settings and works on copied folders.
 # Return: 0 no metric worse with confidence, 1 at least one worse; exits 2 on bad input
@@ -181,6 +182,21 @@ compare_out_dir() {
   compare_bad "cannot make a folder '$base' beside '$1': use -o DIR"
 }
 
+# compare_pictures DIR: the charts (lib/charts.sh --compare) and compare.html (lib/html.sh
+# --compare) of a written comparison; a missing tool is a warning, never a failed compare.
+compare_pictures() {
+  if ! "$COMPARE_LIB/charts.sh" --compare "$1" >/dev/null; then
+    warn "compare: charts not drawn (see above)"
+  elif [[ $(jq -r '.why // ""' "$1/charts/index.json" 2>/dev/null) != "" ]]; then
+    warn "compare: charts not drawn: $(jq -r '.why' "$1/charts/index.json")"
+  fi
+  if "$COMPARE_LIB/html.sh" --compare "$1"; then
+    log "compare: wrote '$1/compare.html'"
+  else
+    warn "compare: compare.html not written (see above)"
+  fi
+}
+
 # compare_main [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
 compare_main() {
   local conf=95 out='' dir i tmp status
@@ -245,6 +261,7 @@ compare_main() {
   }
   cat -- "$tmp/compare.md"
   log "compare: wrote '$out/compare.md' and '$out/compare.json'"
+  compare_pictures "$out"
   status=0
   jq -e '.worse' "$tmp/compare.json" >/dev/null && status=1
   rm -rf -- "$tmp"

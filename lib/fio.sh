@@ -77,14 +77,16 @@ fio_data_file() {
 }
 
 # fio_run NAME ARG...: measure fio job NAME with the options every kit job shares plus ARG; JSON in
-# raw/NAME.fio.json, fio's own messages in raw/NAME.fio.log. The exit status is fio's.
+# raw/NAME.fio.json, fio's own messages in raw/NAME.fio.log, per-second bandwidth and IOPS of
+# each job in raw/NAME_bw.J.log and raw/NAME_iops.J.log (for the charts). The exit status is fio's.
 fio_run() {
   local name=$1
   shift
   measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \
     fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
     --runtime="$DURATION" --time_based --group_reporting \
-    --output-format=json --output="$RUN_DIR/raw/$name.fio.json" "$@"
+    --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
+    --write_bw_log="$RUN_DIR/raw/$name" --write_iops_log="$RUN_DIR/raw/$name" --log_avg_msec=1000 "$@"
 }
 
 # fio_drop_caches: with DROP_CACHES=yes, flush and empty the page cache (server side).

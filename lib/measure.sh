@@ -28,8 +28,7 @@ measure_enter() {
 # stderr raw/NAME.err) between the probes' before and after; write raw/NAME.evidence.json;
 # return CMD's exit status (124: LIMIT_S was reached).
 measure() {
-  local suffix=.json name limit rc=0 t0 t1 started i p
-  local -a parts=()
+  local suffix=.json name limit rc=0
   if [[ $1 == -o ]]; then
     suffix=$2
     shift 2
@@ -37,16 +36,33 @@ measure() {
   name=$1 limit=$2
   [[ $3 == -- ]] || die "measure: '--' expected before the command"
   shift 3
+  measure_begin "$name"
+  child_start -e measure_enter -2 "$RUN_DIR/raw/$name.err" "$limit" "$RUN_DIR/raw/$name$suffix" "$@"
+  child_wait || rc=$?
+  measure_end "$name" "$rc" "$limit" "$1"
+  return "$rc"
+}
+
+# measure_begin NAME: the probes' before of measurement NAME, for a command that is not run by
+# 'measure' (smb-hold, which stays until told to go); start it with measure_enter in its child,
+# then call measure_end.
+measure_begin() {
+  local name=$1 p
   MEASURE_NAME=$name
   MEASURE_WORK=$(mktemp -d "$RUN_DIR/.probes.XXXXXX")
   for p in "${MEASURE_PROBES[@]}"; do
     mkdir "$MEASURE_WORK/$p"
     "probe_${p}_before" "$name" "$MEASURE_WORK/$p" 2>>"$RUN_DIR/raw/$name.err" || true
   done
-  started=$(date -u +%FT%TZ)
-  t0=$EPOCHREALTIME
-  child_start -e measure_enter -2 "$RUN_DIR/raw/$name.err" "$limit" "$RUN_DIR/raw/$name$suffix" "$@"
-  child_wait || rc=$?
+  MEASURE_STARTED=$(date -u +%FT%TZ)
+  MEASURE_T0=$EPOCHREALTIME
+}
+
+# measure_end NAME RC LIMIT_S CMD: the probes' after (reverse order) and raw/NAME.evidence.json
+# of the command CMD that ended with status RC.
+measure_end() {
+  local name=$1 rc=$2 limit=$3 t1 i p
+  local -a parts=()
   t1=$EPOCHREALTIME
   for ((i = ${#MEASURE_PROBES[@]} - 1; i >= 0; i--)); do
     p=${MEASURE_PROBES[i]}
@@ -56,8 +72,8 @@ measure() {
   for p in "${MEASURE_PROBES[@]}"; do parts+=(--rawfile "probe:$p" "$MEASURE_WORK/$p/result.json"); done
   [[ -s $RUN_DIR/raw/$name.err ]] || rm -f "$RUN_DIR/raw/$name.err"
   # shellcheck disable=SC2016 # a jq program
-  jq -cn --arg name "$name" --arg cmd "${1##*/}" --argjson limit "$limit" --arg started "$started" \
-    --arg t0 "$t0" --arg t1 "$t1" --argjson rc "$rc" "${parts[@]}" '
+  jq -cn --arg name "$name" --arg cmd "${4##*/}" --argjson limit "$limit" --arg started "$MEASURE_STARTED" \
+    --arg t0 "$MEASURE_T0" --arg t1 "$t1" --argjson rc "$rc" "${parts[@]}" '
     {name: $name, command: $cmd, limit_s: $limit, started_at: $started,
      wall_s: ((($t1 | tonumber) - ($t0 | tonumber)) * 1000 | round / 1000),
      exit_status: $rc, timed_out: ($rc == 124),
@@ -68,7 +84,6 @@ measure() {
     >"$RUN_DIR/raw/$name.evidence.json"
   rm -rf "$MEASURE_WORK"
   MEASURE_WORK=''
-  return "$rc"
 }
 
 # measure_finish: the run is over (finished or stopped): each probe's optional finish (remove

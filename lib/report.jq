@@ -2,6 +2,8 @@
 # Needs -L lib, --slurpfile advice lib/advice.json and --arg order "$(registry_rows)" (the rows in
 # the order of lib/metrics/list; rows it does not name follow, sorted, so none vanishes).
 include "format";
+include "serverview";
+include "charts";
 
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
@@ -30,7 +32,9 @@ def key_label:
     "streams": "streams", "iodepth": "requests in flight per job", "jobs": "jobs", "block": "block size",
     "runtime_s": "fio ran for (s)", "drop_caches": "page cache dropped first", "file_kb": "file size (KiB)",
     "create": "create", "delete": "delete", "reads": "reads counted", "gb": "GB read",
-    "first_error_code": "first error code"
+    "first_error_code": "first error code", "job": "job", "local_disk": "local disk",
+    "samba": "Samba", "samba_pct": "Samba reaches (% of local)", "direct_io": "direct I/O",
+    "file_system": "file system", "unit": "unit"
   }[.] // .;
 
 # Any value for humans.
@@ -58,7 +62,7 @@ def table:
 # The detail block of one metric.
 def details_md:
   (.details // {}) | to_entries[]
-  | select(.key != "notes")
+  | select(.key | IN("notes", "server", "cpu", "count_check") | not)
   | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
       "", "**\(.key | key_label)**", "", (.value | table), ""
     else "- \(.key | key_label): \(.value | show)"
@@ -91,7 +95,11 @@ def verdict_md($c):
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
+  "| Samba parameters under test | \([["[global]", ($r.settings.SAMBA_GLOBAL_PARAMS // "")], ["[share]", ($r.settings.SAMBA_SHARE_PARAMS // "")]]
+      | map(select(.[1] | test("\\S")) | "\(.[0]) \(.[1] | gsub("\n"; "; "))") | if length == 0 then "none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS)" else join("; ") end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
+  "",
+  charts_none_md($r.charts),
   "",
   "## Results",
   "",
@@ -115,9 +123,17 @@ def verdict_md($c):
         + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
       end),
      (if ($x.elapsed_s // 0) > 0 then "", "Measured in \($x.elapsed_s) s." else empty end),
+     ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
+      | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
      "",
      details_md,
      ((.details.notes // [])[] | "", .),
+     (if .details.server or .details.cpu then
+        "", "**Server view** (time inside smbd, not on the wire; see the README's metric chapter)", "",
+        (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),
+        (.details.count_check | sv_check_md | "", .)
+      else empty end),
+     (if $r.charts != null and ($r.charts.why // null) == null then charts_md($r.charts; $x.metric) else empty end),
      ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
      (if $x.status == "FAIL" and $a.causes then
         "", "### Likely causes", "", ($a.causes[] | "- \(.)"),

@@ -1,22 +1,7 @@
 # lib/report.sh: a run folder's results.json (everything merged) and report.md (lib/report.jq),
 # from the folder alone; the advice of lib/advice.json as Markdown for README.md.
-# Sourced; functions only. Entry: 'test-samba.sh report'.
-
-# report_settings_json FILE: print settings.env (KEY=VALUE lines, read as data by
-# settings_read_file, never sourced: a results folder may come from someone else) as one JSON
-# object. Any upper-case key is taken, so folders of other kit versions still read.
-report_settings_json() {
-  [[ -f $1 ]] || {
-    echo '{}'
-    return 0
-  }
-  (
-    settings_read_file "$1" '[A-Z][A-Z0-9_]*'
-    for key in "${SETTINGS_READ_ORDER[@]}"; do
-      printf '%s\t%s\n' "$key" "${SETTINGS_READ[$key]//$'\t'/ }"
-    done
-  ) | jq -Rn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
-}
+# Sourced; functions only. Entry: 'test-samba.sh report'. settings.env is read as data, by
+# lib/compare.sh's compare_settings_json (the one parser of it).
 
 # report_advice_md: the advice of every metric as Markdown blocks with markers.
 report_advice_md() {
@@ -46,8 +31,9 @@ report_sync_docs() {
   mv -f "$tmp" "$file"
 }
 
-# report_write RUN_DIR: write RUN_DIR/results.json and RUN_DIR/report.md; 1 (with a message)
-# when the folder has no system record.
+# report_write RUN_DIR: draw RUN_DIR/charts/ (lib/charts.sh), write RUN_DIR/results.json,
+# report.md (linking the charts) and report.html (lib/html.sh); 1 (with a message) when the
+# folder has no system record.
 report_write() {
   local dir=$1 incomplete=false why='' f tmp
   [[ -d $dir ]] || {
@@ -71,12 +57,15 @@ report_write() {
   jq -rn "${metric_files[@]}" '$ARGS.named | to_entries[]
     | select(.value | (fromjson? // null) | (type == "object" and (.metric | type) == "string") | not) | .key[7:]' |
     while IFS= read -r f; do printf "warning: skipping '%s': not a metric object\n" "$dir/metrics/$f" >&2; done
+  # the charts first (they read metrics/ and raw/ only): results.json and report.md name them
+  "$KIT_ROOT/lib/charts.sh" "$dir" 2>/dev/null >&2 || true
   tmp=$(mktemp "$dir/.results.XXXXXX")
   # shellcheck disable=SC2016 # jq program
   jq -n \
     --slurpfile system "$dir/system.json" \
-    --argjson settings "$(report_settings_json "$dir/settings.env")" \
+    --argjson settings "$(compare_settings_json "$dir/settings.env")" \
     --argjson incomplete "$incomplete" --arg why "$why" \
+    --argjson charts "$(jq -c 'select(type == "object")' "$dir/charts/index.json" 2>/dev/null || echo null)" \
     --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
     [$ARGS.named | to_entries[] | select(.key | startswith("metric:"))
      | (.value | fromjson? // null) as $m
@@ -96,6 +85,7 @@ report_write() {
         system: ($s + (if $incomplete then {run: (($s.run // {}) + {interrupted: (if $why == "" then null else $why end)})} else {} end)),
         settings: $settings,
         metrics: ($metrics | map({(.metric): .}) | add // {}),
+        charts: $charts,
         raw: ($raw | split("\n") | map(select(. != "")))
       }' >"$tmp"
   mv -f "$tmp" "$dir/results.json"
@@ -103,4 +93,5 @@ report_write() {
   jq -r -L "$KIT_ROOT/lib" --slurpfile advice "$KIT_ROOT/lib/advice.json" --arg order "$(registry_rows)" \
     -f "$KIT_ROOT/lib/report.jq" "$dir/results.json" | cat -s >"$tmp"
   mv -f "$tmp" "$dir/report.md"
+  "$KIT_ROOT/lib/html.sh" "$dir" || warn "report.html not written (see above); report.md is complete"
 }

@@ -42,7 +42,8 @@ sambaparams_managed() {
     "serversmbencrypt|set it with the kit's setting ENCRYPTION" \
     "smbencrypt|set it with the kit's setting ENCRYPTION" \
     "strictsync|set it with the kit's setting STRICT_SYNC" \
-    "usesendfile|set it with the kit's setting USE_SENDFILE"
+    "usesendfile|set it with the kit's setting USE_SENDFILE" \
+    "smbdprofilinglevel|set it with the kit's setting SMBD_PROFILING"
 }
 
 # sambaparams_norm NAME: NAME the way Samba compares parameter names: lower case, no spaces.

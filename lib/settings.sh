@@ -124,6 +124,8 @@ settings_load() {
     printf -v "$key" '%s' "${from_env[$key]}"
   done
   settings_forget_inherited
+  # shellcheck source=lib/sambaparams.sh
+  declare -F sambaparams_validate >/dev/null || source "$root/lib/sambaparams.sh"
   settings_validate
   KIT_CONF=$CONF_DIR/smb.conf
   KIT_CREDENTIALS=$CONF_DIR/credentials
@@ -308,6 +310,7 @@ settings_validate() {
     settings_enum "$key" yes no
   done
   settings_enum SIGNING default mandatory disabled
+  settings_enum SMBD_PROFILING on count off
   if [[ $ENCRYPTION == yes && $SIGNING == disabled ]]; then
     settings_bad SIGNING "encryption needs signing; use default or mandatory with ENCRYPTION=yes"
   fi
@@ -335,6 +338,7 @@ settings_validate() {
     [[ $key == TARGET_* ]] && settings_number "$key"
   done
   ((${TARGET_ERRORS_MAX_PCT%.*} <= 100)) || settings_bad TARGET_ERRORS_MAX_PCT "must be from 0 to 100"
+  sambaparams_validate
   return 0
 }
 

@@ -1,5 +1,6 @@
 # lib/smbconf.sh: render templates/smb.conf.in to the kit's smb.conf, check it with
-# 'testparm -s', then move it into place. Sourced; functions only. Needs the loaded settings.
+# 'testparm -s', then move it into place. Sourced; functions only. Needs the loaded settings
+# (settings_load also loads lib/sambaparams.sh, whose lines fill @SAMBA_*_PARAMS@).
 
 # shellcheck disable=SC2034,SC2153 # settings come from lib/settings.sh
 SMBCONF_WORKGROUP=SMBPERFWG
@@ -26,7 +27,8 @@ smbconf_render() {
     "SERVER_ADDR=$SERVER_ADDR" "STATE_DIR=$STATE_DIR" "LOG_DIR=$LOG_DIR" \
     "SERVER_SIGNING=$signing" "SERVER_SMB_ENCRYPT=$encrypt" "STRICT_SYNC=$STRICT_SYNC" \
     "USE_SENDFILE=$USE_SENDFILE" "SHARE_NAME=$SHARE_NAME" "SHARE_DIR=$SHARE_DIR" \
-    "TEST_USER=$TEST_USER"
+    "TEST_USER=$TEST_USER" "SAMBA_GLOBAL_PARAMS=$(sambaparams_lines SAMBA_GLOBAL_PARAMS)" \
+    "SAMBA_SHARE_PARAMS=$(sambaparams_lines SAMBA_SHARE_PARAMS)" "SMBD_PROFILING=$SMBD_PROFILING"
 }
 
 # smbconf_apply ROOT: render, check with testparm, install as KIT_CONF when it differs.

@@ -4,6 +4,7 @@
 # $skip and $error (a reason, or ""), $cpus (of this host), $elapsed (seconds, or null); the
 # settings are the environment jq runs in.
 include "format";
+include "serverview";
 
 # setting($k): the value of settings key $k (a number when it reads as one).
 def setting($k): $ENV[$k] | if type == "string" then (tonumber? // .) else . end;
@@ -37,6 +38,22 @@ def object:
   + (if .target_text then {target_text} else {} end)
   + (if (.metric // $metric) == $metric and $elapsed != null then {elapsed_s: $elapsed} else {} end);
 
+# process_count_warning: true for a warning a verdict gives from counting client processes
+# against CPUs (format.jq small_host); dropped where the clients' CPU was measured.
+def process_count_warning:
+  test("client processes shared [0-9]+ CPUs|fio jobs, the kernel client and smbd shared|ran on the same [0-9]+ CPUs as smbd");
+
+# server_view($raw): add the server's view of the metric's measurements (lib/serverview.jq) to a
+# metric object: details.server, details.cpu, details.count_check and their warnings; the
+# measured client CPU replaces the warnings made by counting processes.
+def server_view($raw):
+  ($raw | serverview($metric)) as $v
+  | if ($v.details | length) == 0 then .
+    else .details = ((.details // {}) + $v.details)
+      | .warnings = (((.warnings // []) | if $v.details.cpu.available then map(select(process_count_warning | not)) else . end)
+          + $v.warnings)
+    end;
+
 # row(head; body): one metric object. head: {unit, target, target_op[, metric, target_text]};
 # body (input: the raw files) gives {value, why, details, warnings[, status]}; without a status
 # the value is judged against the target. $skip makes it SKIP, $error a FAIL without a value.
@@ -46,4 +63,5 @@ def row(head; body):
     elif $error != "" then $h + {status: "FAIL", value: null, why: $error}
     else ($h + ($raw | body)) | .status = (.status // judge(.value; .target_op; .target))
     end
+  | if $skip == "" and (.metric // $metric) == $metric then server_view($raw) else . end
   | object;

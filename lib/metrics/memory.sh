@@ -26,6 +26,8 @@ memory_measure() {
     return 2
   fi
   limit=$((60 + MEMORY_CONNECTIONS / 5))
+  # the hold is one measurement (raw/memory.hold.evidence.json: the server's view, the CPU)
+  measure_begin memory.hold
   child_hold_start $((limit + 30)) "$MEMORY_CONNECTIONS" "$out"
   for ((i = 0; i < limit * 10; i++)); do
     [[ -s $out ]] && break
@@ -37,4 +39,5 @@ memory_measure() {
     memory_pss "$raw/memory.pss-during.json" || true
   fi
   child_hold_stop
+  measure_end memory.hold 0 $((limit + 30)) smb-hold
 }

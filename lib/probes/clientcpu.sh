@@ -37,6 +37,11 @@ clientcpu_remove() {
   return 0
 }
 
+# probe_clientcpu_finish: the run is over: remove the client cgroup (measure_finish).
+probe_clientcpu_finish() {
+  clientcpu_remove
+}
+
 # clientcpu_machine_ticks: print the busy clock ticks of the whole machine so far (/proc/stat:
 # user+nice+system+irq+softirq+steal).
 clientcpu_machine_ticks() {

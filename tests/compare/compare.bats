@@ -56,7 +56,27 @@ verdict() {
   run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-diff"
   assert_failure 1
   assert_equal "$output" "$(cat "$OUT/compare.md")"
-  assert_equal "$stderr" "compare: wrote '$OUT/compare.md' and '$OUT/compare.json'"
+  assert_equal "$stderr" "compare: wrote '$OUT/compare.md' and '$OUT/compare.json'"$'\n'"compare: wrote '$OUT/compare.html'"
+}
+
+@test "compare: test-samba.sh compare needs no root and no server, and writes compare.html with its charts" {
+  kit_require_cmd gnuplot cmark-gfm
+  local a b
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-diff)
+  # a settings file that does not exist: compare reads no settings and needs no server
+  KIT_SETTINGS=/nonexistent/settings.conf run --separate-stderr \
+    "$KIT_ROOT/test-samba.sh" compare -o "$BATS_TEST_TMPDIR/cmp" "$a" "$b"
+  assert_failure 1
+  assert_output --partial '| login | logins/s |'
+  [[ -s $BATS_TEST_TMPDIR/cmp/compare.html ]] || fail "no compare.html"
+  run jq -r '.charts[].file' "$BATS_TEST_TMPDIR/cmp/charts/index.json"
+  assert_line 'charts/compare-login.svg'
+  run grep -c '<svg' "$BATS_TEST_TMPDIR/cmp/compare.html"
+  (( output >= 3 )) || fail "compare.html has $output charts inline"
+  run "$KIT_ROOT/test-samba.sh" compare "$a"
+  assert_failure 2
+  assert_output --partial 'at least two run folders'
 }
 
 @test "compare: overlapping runs with the same settings show no difference and exit 0" {

@@ -114,7 +114,7 @@ guest_show() {
   assert_output "KIT_MOUNTED=yes"
 }
 
-@test "guest: every one of the twelve metrics has a measured number (no SKIP)" {
+@test "guest: every one of the thirteen metrics has a measured number (no SKIP)" {
   run jq -e '.incomplete == false and .counts.SKIP == 0' "$RES"
   assert_success
   local m unit
@@ -135,6 +135,7 @@ metadata files/s
 concurrency clients
 cpu µs
 memory MB
+localdisk local jobs
 EOF
   # sane values: positive where a zero would mean nothing was measured
   run jq -r '.metrics | to_entries[]

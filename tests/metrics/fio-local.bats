@@ -46,6 +46,10 @@ metric() {
   run jq -e '.jobs[0]["job options"].end_fsync == "1" and .jobs[0]["job options"].direct == "1"
     and .jobs[0]["job options"].ioengine == "libaio" and .jobs[0]["job options"].bs == "1M"' \
     "$RUN_DIR/raw/seqwrite.fio.json"
+  assert_success  # fio's per-second logs for the rate charts, one per job, a line per second
+  [[ -s $RUN_DIR/raw/seqwrite_bw.1.log && -s $RUN_DIR/raw/seqwrite_bw.2.log && -s $RUN_DIR/raw/seqwrite_iops.1.log ]] ||
+    fail "no per-second logs: $(ls "$RUN_DIR/raw")"
+  run awk -F, 'NF < 2 || $1 !~ /^ *[0-9]+$/ { bad = 1 } END { exit bad }' "$RUN_DIR/raw/seqwrite_bw.1.log"
   assert_success
 }
 

@@ -86,11 +86,11 @@ last_run() {
   assert_equal "${RUN_METRICS[*]}" "login cpu memory"
   run_parse_args
   assert_equal "${RUN_METRICS[*]}" "$(grep -v '^#' "$KIT_ROOT/lib/metrics/list" | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
-  assert_equal "${#RUN_METRICS[@]}" 12
-  assert_equal "${RUN_METRICS[0]} ${RUN_METRICS[11]}" "startup memory"
+  assert_equal "${#RUN_METRICS[@]}" 13
+  assert_equal "${RUN_METRICS[0]} ${RUN_METRICS[12]}" "startup memory"
   # the usage text names them all, with their count
   run "$KIT_ROOT/test-samba.sh" -h
-  assert_output --partial 'Metrics (12, in run order):'
+  assert_output --partial 'Metrics (13, in run order):'
 }
 
 @test "run: refuses in one line naming ./start-samba.sh when the kit is not started" {
@@ -253,7 +253,7 @@ JQ
       -e 's/TARGET_MEMORY_PER_CONN_MAX_MB=1$/& TARGET_HELLO_MAX_MS=60000/' "$kit/lib/settings.sh"
   fi
   run "$kit/test-samba.sh" -h
-  assert_output --partial 'Metrics (13, in run order):'
+  assert_output --partial 'Metrics (14, in run order):'
   assert_output --partial 'memory hello'
   run "$kit/test-samba.sh" hello
   assert_success

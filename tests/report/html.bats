@@ -15,9 +15,8 @@ setup_file() {
   mkdir -p "$RUN" "$CMP"
   cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$RUN/"
   cp -R "$KIT_ROOT/tests/fixtures/charts-compare/." "$CMP/"
-  "$KIT_ROOT/lib/report-gen.sh" "$RUN"
-  "$KIT_ROOT/lib/charts.sh" "$RUN"
-  "$KIT_ROOT/lib/html.sh" "$RUN"
+  # the kit's report writing draws the charts, links them in report.md and writes report.html
+  "$KIT_ROOT/test-samba.sh" report "$RUN"
   "$KIT_ROOT/lib/charts.sh" --compare "$CMP"
   "$KIT_ROOT/lib/html.sh" --compare "$CMP"
   local d=$BATS_FILE_TMPDIR
@@ -150,10 +149,9 @@ probe_lines() {
       ln -s "$f" "$bin/${f##*/}"
   done
   ln -s "$(command -v cmark-gfm)" "$bin/cmark-gfm"
-  PATH=$bin "$KIT_ROOT/lib/report-gen.sh" "$dir"
-  PATH=$bin "$KIT_ROOT/lib/charts.sh" "$dir"
-  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  PATH=$bin run "$KIT_ROOT/test-samba.sh" report "$dir"
   assert_success
+  jq -e '.charts.why == "gnuplot not installed"' "$dir/results.json"
   grep -q '<p>charts: not drawn (gnuplot not installed).</p>' "$dir/report.html"
   run grep -c '<svg ' "$dir/report.html"
   assert_output 0
@@ -163,6 +161,11 @@ probe_lines() {
   assert_failure 1
   assert_output "error: cannot write '$dir/report.html': no Markdown renderer (install cmark-gfm or python3-markdown)"
   [[ ! -e $dir/report.html ]]
+  # the report writing goes on without a page: report.md and results.json are written
+  PATH=$bin run "$KIT_ROOT/test-samba.sh" report "$dir"
+  assert_success
+  assert_output --partial 'report.html not written'
+  [[ -s $dir/report.md && ! -e $dir/report.html ]]
 }
 
 @test "html: usage and a folder without a report" {

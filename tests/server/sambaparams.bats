@@ -153,14 +153,15 @@ refused() {
   local conf=$BATS_TEST_TMPDIR/smb.conf d
   export STATE_DIR=$BATS_TEST_TMPDIR/state
   for d in lock state cache pid private; do mkdir -p "$STATE_DIR/$d"; done
-  # the kit's template rendered with its defaults, the lines added at the end of each section
-  # (the hook the lead adds to templates/smb.conf.in)
+  # the kit's template rendered with its defaults: @SAMBA_GLOBAL_PARAMS@ after 'use sendfile',
+  # @SAMBA_SHARE_PARAMS@ after 'valid users' (templates/smb.conf.in)
   run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
-    source "$1/lib/sambaparams.sh"; KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null
-    smbconf_render "$1" | awk -v g="$(sambaparams_lines SAMBA_GLOBAL_PARAMS)" \
-      -v s="$(sambaparams_lines SAMBA_SHARE_PARAMS)" "
-        /^\[/ && NR > 1 && !done { print g; done = 1 } { print } END { print s }"' _ "$KIT_ROOT"
+    KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
   assert_success
+  assert_line '  aio read size = 1'
+  assert_line '  strict allocate = yes'
+  [[ $output == *'  use sendfile = no'$'\n''  # SAMBA_GLOBAL_PARAMS'* ]] || fail "the global lines are not after 'use sendfile'"
+  [[ $output == *'  valid users = '*$'\n''  # SAMBA_SHARE_PARAMS'* ]] || fail "the share lines are not after 'valid users'"
   printf '%s\n' "$output" >"$conf"
   run --separate-stderr testparm -s --suppress-prompt "$conf"
   assert_success
@@ -173,4 +174,17 @@ refused() {
   assert_output 16384
   run --separate-stderr testparm -s --suppress-prompt --parameter-name='strict allocate' --section-name=perftest "$conf"
   assert_output Yes
+}
+
+@test "sambaparams: settings_load checks both keys; a bad one stops it naming the key, empty ones render nothing" {
+  run --separate-stderr env SAMBA_GLOBAL_PARAMS='aio read size = lots' KIT_SETTINGS=/dev/null bash -c \
+    'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; settings_load "$1"; echo loaded' _ "$KIT_ROOT"
+  assert_failure 1
+  assert_output ''
+  assert_equal "$stderr" "error: setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio read size = lots': needs a size (a number, or with K, M or G)"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
+    KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
+  assert_success
+  refute_output --partial 'parameters under test'
+  refute_output --partial '@'
 }

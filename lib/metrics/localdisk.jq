@@ -1,0 +1,33 @@
+# lib/metrics/localdisk.jq: the localdisk verdict: the local fio jobs' figures beside Samba's
+# (the seqwrite ... randwrite metrics' fio files of the same run, where they ran). No target:
+# PASS when every local job gave a result; the value is how many did.
+include "verdict";
+include "fio";
+include "baseline";
+
+# localdisk_samba($job): Samba's figure of $job in this run (MB/s or IOPS), or null.
+def localdisk_samba($job):
+  .["\($job).fio.json"]
+  | if type == "object" then (fio_summary? // null) else null end
+  | if . == null then null
+    elif ($job | startswith("seq")) then .[$job | ltrimstr("seq")].bw_mbs
+    else .[$job | ltrimstr("rand")].iops end;
+
+def verdict:
+  row({unit: "local jobs", target: null, target_op: null, target_text: "none (a baseline for reading)"};
+    . as $raw
+    | [("seqwrite", "seqread", "randread", "randwrite") as $j
+       | $raw["localdisk.\($j).json"] | select(type == "object")
+       | (baseline_vs($raw | localdisk_samba($j))) + {job: $j, ok: (.ok == true), err: .why, fs: .fs_type}] as $rows
+    | if ($rows | length) == 0 then {status: "FAIL", value: null, why: "no local fio job gave a result"}
+      else
+        {value: ([$rows[] | select(.ok)] | length),
+         status: (if all($rows[]; .ok) then "PASS" else "FAIL" end),
+         why: ([$rows[] | select(.ok | not) | "\(.job): \(.err // "no result")"] | why_join),
+         details: {
+           jobs: [$rows[] | {job, local_disk: .local, unit, samba: .samba,
+             samba_pct: (if .samba_pct == null then null else (.samba_pct | round) end),
+             direct_io: .direct, file_system: .fs}],
+           notes: [$rows[] | "\(.job): \(.text)"
+             + (if .samba == null then "; Samba: not measured in this run" else "" end) + "."]}}
+      end);

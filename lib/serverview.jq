@@ -1,0 +1,131 @@
+# lib/serverview.jq: the server's view of one metric, from the evidence files of its measurements
+# (docs/server-view.md): smbd's per-command table (probe 'profile'), client against server CPU
+# (probes 'clientcpu' and 'cgcpu'), and the client's count against the server's. Definitions
+# only; lib/verdict.jq's row adds serverview to every measured metric's object.
+include "profile";
+include "clientcpu";
+
+# How far the server's count may be from the client's before the report warns, in percent.
+def sv_tolerance_pct: 1;
+
+# sv_evidence($metric): the evidence objects (input: the raw files) of the metric's own
+# measurements (raw/METRIC.evidence.json, raw/METRIC.SUB.evidence.json), else of every
+# measurement it reads (latency and errors: the steady run), in name order.
+def sv_evidence($metric):
+  [to_entries[] | select(.key | endswith(".evidence.json")) | select(.value | type == "object")
+    | {name: (.key | rtrimstr(".evidence.json")), ev: .value}] | sort_by(.name) as $all
+  | [$all[] | select(.name == $metric or (.name | startswith("\($metric)."))) ] as $own
+  | if ($own | length) > 0 then $own else $all end;
+
+# sv_server: the evidence list -> details.server: the per-command diffs of all measurements
+# added up: {available, why, level, measurements, commands: [{command, calls, mean_us, time_us,
+# share}], calls, time_us, connects, disconnects}; commands most server time first.
+def sv_server:
+  [.[] | .ev.probes.profile // {available: false, reason: "no profile probe"}] as $p
+  | if ($p | length) == 0 then {available: false, why: "no measurement"}
+    elif any($p[]; .available != true) then
+      {available: false, why: (first($p[] | select(.available != true)) | .reason // "no counters")}
+    else
+      ($p | map(.level) | if all(.[]; . == "on") then "on" else "count" end) as $level
+      | [$p[].commands[]] | group_by(.command)
+      | map({command: .[0].command, calls: (map(.calls) | add),
+             time_us: (if $level == "on" then (map(.time_us // 0) | add) else null end)}) as $cmds
+      | ([$cmds[].time_us // 0] | add // 0) as $total
+      | {available: true, level: $level, measurements: ($p | length),
+         commands: ($cmds
+           | map({command: (.command | profile_label), calls,
+                  mean_us: (if .time_us == null then null else .time_us / .calls end), time_us,
+                  share: (if .time_us == null or $total == 0 then null else .time_us / $total end),
+                  samba: .command})
+           | sort_by(-(.time_us // 0), -.calls)),
+         calls: ([$cmds[].calls] | add // 0), time_us: (if $level == "on" then $total else null end),
+         connects: ([$p[].connects] | add), disconnects: ([$p[].disconnects] | add)}
+    end;
+
+# sv_cpu: the evidence list -> details.cpu: client, smbd and other processes' CPU over all the
+# metric's measurements (cores = CPU seconds per wall second; share = of all cores), plus one
+# split per measurement for the warnings.
+def sv_cpu:
+  [.[] | {name, split: (.ev | clientcpu_split)}] as $s
+  | if ($s | length) == 0 then {available: false, why: "no measurement"}
+    elif any($s[]; .split.available != true) then
+      {available: false, why: (first($s[] | select(.split.available != true)) | .split.reason // "no data")}
+    else
+      ([$s[].split.wall_s] | add) as $w | ($s[0].split.nproc) as $n
+      | def part($k): ([$s[].split | .[$k].cores * .wall_s] | add) as $cpu_s
+          | {cpu_s: $cpu_s, cores: ($cpu_s / $w), share: ($cpu_s / $w / $n)};
+      (part("client") + {source: $s[0].split.client.source}) as $c
+      | (part("server") + {source: $s[0].split.server.source}) as $sv
+      | part("machine") as $m
+      | ([$m.cores - $c.cores - $sv.cores, 0] | max) as $o
+      | {available: true, wall_s: $w, nproc: $n, client: $c, server: $sv, machine: $m,
+         others: {cores: $o, share: ($o / $n)}, runs: [$s[] | {name, split}]}
+    end;
+
+# sv_count($metric; $server): what the client said it did against what smbd counted, for the
+# helpers whose counts the server's must equal (docs/server-view.md: checked on a real smbd):
+# login (logins tried = connects), metadata (files created = Write calls, files of at least
+# 1 byte), concurrency (reads = Read calls). Input: the raw files. null when there is none.
+def sv_count($metric; $server):
+  def n: if type == "number" then . else 0 end;
+  def helper_lines($prefix): [to_entries[] | select(.key | test("^\($prefix)(\\.[0-9A-Za-z]+)?\\.json$")) | .value
+    | select(type == "object" and .helper != null)];
+  if ($server.available | not) then null
+  elif $metric == "login" then
+    (helper_lines("login") | map((.ops | n) + (.errors | n)) | add) as $c
+    | if $c == null then null
+      else profile_count_check("logins"; $c; $server.connects; sv_tolerance_pct) end
+  elif $metric == "metadata" and (($ENV.SMALL_FILE_KB // "0") | tonumber? // 0) > 0 then
+    (helper_lines("metadata") | map(.create.ops | n) | add) as $c
+    | if $c == null then null
+      else profile_count_check("files written"; $c; ([$server.commands[] | select(.samba == "write") | .calls] | add // 0); sv_tolerance_pct) end
+  elif $metric == "concurrency" then
+    (helper_lines("concurrency") | map((.ops | n) + (.errors | n)) | add) as $c
+    | if $c == null then null
+      else profile_count_check("reads"; $c; ([$server.commands[] | select(.samba == "read") | .calls] | add // 0); sv_tolerance_pct) end
+  else null
+  end;
+
+# serverview($metric): the raw files -> {details: {server, cpu[, count_check]}, warnings: [...]}.
+def serverview($metric):
+  . as $raw
+  | sv_evidence($metric) as $evs
+  | if ($evs | length) == 0 then {details: {}, warnings: []} else
+    ($evs | sv_server) as $server
+  | ($evs | sv_cpu) as $cpu
+  | ($raw | sv_count($metric; $server)) as $check
+  | {details: ({server: $server, cpu: ($cpu | del(.runs))}
+       + (if $check then {count_check: ($check | del(.warning))} else {} end)),
+     warnings: ([($check.warning // empty)]
+       + (if $cpu.available then [$cpu.runs[] | .name as $n | .split | clientcpu_warnings($n)[]] else [] end))}
+    end;
+
+# sv_server_md: details.server -> the report's "Server view" lines (a string).
+def sv_server_md:
+  if . == null then "server view: not available (not recorded)"
+  elif .available != true then "server view: not available (\(.why // "no counters"))"
+  elif (.commands | length) == 0 then "server view: smbd counted no SMB2 command during this run"
+  else
+    ([
+      "| command | calls | mean server time | share of the server's time |",
+      "|---|---:|---:|---:|",
+      (.commands[] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) |"),
+      "",
+      "connects: \(.connects), disconnects: \(.disconnects)\(
+        if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)\(
+        if .level == "count" then "; smbd profiling level = count: calls only, no times" else "" end)"
+    ] | join("\n"))
+  end;
+
+# sv_cpu_md: details.cpu -> one line ("CPU: client 0.3 cores (13 %), smbd 1.4 cores (69 %), ...").
+def sv_cpu_md:
+  if . == null then "CPU: client/server CPU: not available (not recorded)"
+  else "CPU: " + clientcpu_line
+  end;
+
+# sv_check_md: details.count_check -> one line, or nothing.
+def sv_check_md:
+  if . == null then empty
+  else "Client against server: the client reported \(.client) \(.what), smbd counted \(.server) (\(
+    if .diff_pct == 0 then "equal" else "\((.diff_pct * 10 | round) / 10) %" end); tolerance \(.tolerance_pct) %)."
+  end;
