@@ -24,7 +24,7 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
 common_source_libs "$KIT_ROOT" settings state deps account smbconf selinux service redirect mount \
-  cleanup registry child measure fio system results report run
+  cleanup registry child measure fio serverconf system results report run
 
 # usage: the usage text, then the metric names and their count from lib/metrics/list.
 usage() {

@@ -89,6 +89,14 @@ def verdict_md($c):
   "| Samba | \($s.samba_version // "?") |",
   "| fio | \($s.fio_version // "not installed") |",
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
+  (($s.server_settings // null) as $ss
+   | if $ss == null then empty else
+       "| Samba settings in effect | \($ss.in_effect | to_entries | map("\(.key)=\(.value)"
+           + ((.key as $k | $ss.differences // [] | map(select(.key == $k))[0]) as $d
+              | if $d then " (\($d.asked_in) asked \($d.asked): not applied)" else "" end)) | join(", ") | cell); read back from the running server (\($ss.checked_with | cell))\(if $ss.applied.at then "; applied by start-samba.sh at \($ss.applied.at)" else "" end) |",
+       (if ($ss.parameters // null) == null then empty else
+          "| Samba parameters (smb.conf of the test server) | [global] \($ss.parameters.global | to_entries | map("\(.key) = \(.value)") | join("; ") | cell); [share] \($ss.parameters.share | to_entries | map("\(.key) = \(.value)") | join("; ") | cell) |" end)
+     end),
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",

@@ -3,7 +3,7 @@
 # end. Sourced; functions only.
 
 # results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env and
-# system.json; set RUN_DIR.
+# system.json (the Samba settings as the running server has them); set RUN_DIR.
 results_prepare() {
   local ts
   ts=$(date +%Y%m%d-%H%M%S)
@@ -15,6 +15,8 @@ results_prepare() {
   done
   mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
   echo "the run has not finished" >"$RUN_DIR/INCOMPLETE"
+  # the Samba settings are the running server's, not this script's (lib/serverconf.sh)
+  serverconf_adopt
   settings_dump >"$RUN_DIR/settings.env"
   system_record
 }
