@@ -78,7 +78,7 @@ load_with() {
     "ENCRYPTION=maybe" "SIGNING=always" "CONCURRENCY_LEVELS=4 1" "CONCURRENCY_LEVELS=1,4"
     "TEST_USER=root" "TEST_USER=Bad-Name" "SERVICE_NAME=smbd" "SHARE_NAME=IPC\$"
     "NFT_TABLE=bad-name" "TARGET_LATENCY_P99_MAX_MS=-1" "TARGET_ERRORS_MAX_PCT=150"
-    "WORKERS=0" "LOAD_RATE=1e3" "SHARE_DIR=/srv/x/../y"
+    "WORKERS=0" "LOAD_RATE=1e3" "LOAD_RATE=1" "SHARE_DIR=/srv/x/../y"
   )
   local c key value
   for c in "${cases[@]}"; do
