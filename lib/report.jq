@@ -13,7 +13,7 @@ def key_label:
     "duration_s": "measured for (s)", "first_error": "first error",
     "cpu_us": "smbd CPU (µs)", "cpu_per_login_ms": "smbd CPU per login (ms)",
     "per_read_us": "smbd CPU per 4 KiB read (µs)", "per_gb_ms": "smbd CPU per GB read (ms)",
-    "per_login_ms": "smbd CPU per login (ms)", "cpu_source": "CPU counted from",
+    "per_login_ms": "smbd CPU per login attempt (ms)", "cpu_source": "CPU counted from",
     "bw_mbs": "MB/s", "iops": "IOPS", "fio_busy_pct": "fio CPU busy (%)",
     "achieved_iops": "achieved requests/s", "asked_iops": "asked requests/s",
     "held": "connections held", "asked": "connections asked",

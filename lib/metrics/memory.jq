@@ -15,10 +15,12 @@ def verdict:
         | [(if judge($v; "<="; $t) == "FAIL" then "\($v | fixed(2)) MB of PSS per connection is above \($t) MB" else empty end),
            (if $h.held < $n then "only \($h.held) of \($n) connections could be held: \($h.first_error // "?")" else empty end)] as $fails
         | ($b.processes - $a.processes) as $dp
+        | .["memory.settle.json"] as $settle
         | {value: $v, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
+           warnings: (if ($settle.settled // true) == false then ["the smbd process count did not hold still before the baseline (\($settle.smbd_processes) after \($settle.waited_s) s): the PSS before may include clients of the metric before that were leaving"] else [] end),
            details: {asked: $h.asked, held: $h.held, pss_before_kb: $a.pss_kb, pss_during_kb: $b.pss_kb,
              processes_before: $a.processes, processes_during: $b.processes, per_conn_mb: $v,
              rss_one_mb: (if $dp > 0 then ($b.rss_kb - $a.rss_kb) / $dp / 1024 else null end),
              max_rss_mb: ($b.max_rss_kb / 1024),
-             notes: ["PSS divides shared memory between the processes that share it, so it adds up; RSS, what top shows, counts shared memory in every process. Plan RAM as connected clients x MB per connection, with twice that as headroom."]}}
+             notes: ["The baseline is taken once the number of smbd processes held still (\(.["memory.settle.json"].waited_s // "?") s of waiting): clients of the metric before had left.", "PSS divides shared memory between the processes that share it, so it adds up; RSS, what top shows, counts shared memory in every process. Plan RAM as connected clients x MB per connection, with twice that as headroom."]}}
       end);
