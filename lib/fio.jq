@@ -43,6 +43,15 @@ def cifs_counts($ev):
           host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
     end;
 
+# drop_caches($d): the page-cache drop of a measurement as the report shows it ($d: its
+# raw/NAME.drop.json, null when none was asked): {text, warning (null when none)}.
+def drop_caches($d):
+  if $d == null then {text: (if setting("DROP_CACHES") == "yes" then "yes (not recorded)" else "no" end), warning: null}
+  elif $d.done == true then {text: "yes", warning: null}
+  else {text: "no: asked, but it failed (\($d.error // "?"))",
+        warning: "DROP_CACHES=yes, but the page cache could not be dropped (\($d.error // "?")): the reads came from the server's page cache, not from disk"}
+  end;
+
 # fio_warnings($jobs; $cpus): the warnings about a fio run (input: its summary); the kernel
 # client counts as one more client process beside the fio jobs.
 def fio_warnings($jobs; $cpus): [
@@ -56,7 +65,7 @@ def fio_warnings($jobs; $cpus): [
 # $jobs ("SEQ_STREAMS" or "RANDOM_JOBS") and $depth.
 def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
   (.["\($name).fio.json"] | if type == "object" then (fio_summary? // null) else null end) as $s
-  | cifs_counts(.["\($name).evidence.json"]) as $cifs
+  | cifs_counts(.["\($name).evidence.json"]) as $cifs | drop_caches(.["\($name).drop.json"]) as $drop
   | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/\($name).fio.log)"}
     else $s[$kind][$key] as $v
       | [(if $v == null or $v < $target then "\($v // 0 | fixed(0)) \($why_unit)" else empty end),
@@ -67,6 +76,6 @@ def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
            + (if $jobs == "SEQ_STREAMS" then {streams: setting($jobs)} else {jobs: setting($jobs)} end)
            + {iodepth: setting($depth), block: $block, runtime_s: $s.runtime_s, fio_errors: $s.errors}
            + (if $cifs then {cifs_requests: $cifs.requests, server_failed: $cifs.server_failed, reconnects: $cifs.reconnects} else {} end)
-           + {drop_caches: setting("DROP_CACHES"), notes: ["Time per request: \($s.latency)."]}),
-         warnings: ($s | fio_warnings(setting($jobs); $cpus))}
+           + {drop_caches: $drop.text, notes: ["Time per request: \($s.latency)."]}),
+         warnings: (($s | fio_warnings(setting($jobs); $cpus)) + [$drop.warning // empty])}
     end;

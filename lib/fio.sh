@@ -101,11 +101,21 @@ fio_steady_rates() {
   echo "$r $w"
 }
 
-# fio_drop_caches: with DROP_CACHES=yes, flush and empty the page cache (server side).
+# fio_drop_caches NAME: with DROP_CACHES=yes, flush and empty the page cache (server side) before
+# measurement NAME and record in raw/NAME.drop.json whether it was done: {"done":true} or
+# {"done":false,"error":"…"} (the verdicts then say the reads came from the page cache).
+# FIO_DROP_CACHES_FILE (tests only) replaces /proc/sys/vm/drop_caches.
 fio_drop_caches() {
+  local out=$RUN_DIR/raw/$1.drop.json err
   [[ $DROP_CACHES == yes ]] || return 0
   sync
-  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || warn "could not drop the page cache"
+  if err=$( (echo 3 >"${FIO_DROP_CACHES_FILE:-/proc/sys/vm/drop_caches}") 2>&1); then
+    echo '{"done":true}' >"$out"
+    return 0
+  fi
+  err=${err##*: }
+  warn "could not drop the page cache (${err:-no reason given}): the reads of '$1' may come from it"
+  jq -cn --arg e "${err:-no reason given}" '{done: false, error: $e}' >"$out"
 }
 
 # fio_steady: the steady run shared by latency and errors, once a run (later calls do nothing):
@@ -120,7 +130,7 @@ fio_steady() {
     return 1
   fi
   fio_make_files 1 || return 1
-  fio_drop_caches
+  fio_drop_caches steady
   fio_run steady --rw=randrw --rwmixread=70 --bs=4k --iodepth=1 --numjobs=1 \
     --rate_iops="$r,$w" --rate_process=poisson \
     --unified_rw_reporting=both --filename="$(fio_file 0)" || true

@@ -2,6 +2,7 @@
 # smaller step keeping up too, >= TARGET_CONCURRENCY_MIN_CLIENTS.
 include "verdict";
 include "format";
+include "fio";
 
 # step($n): the row of the step of $n clients (input: the raw files).
 def step($n):
@@ -46,6 +47,7 @@ def verdict:
            details: {steps: $rows, notes: ["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms."]},
            warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
              ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)
+             + [drop_caches($raw["concurrency.drop.json"]).warning // empty]
              + [$raw | to_entries[] | select((.key | test("^concurrency\\.[0-9]+\\.settle\\.json$")) and .value.settled == false)
                 | "before the step of \(.key | split(".")[1]) clients the test smbd still had \(.value.smbd_processes) processes (\(.value.max) before the first step) after \(.value.waited_s) s: the step before's clients were still leaving during its CPU window"])}
       end);

@@ -17,7 +17,7 @@ concurrency_estimate() {
 concurrency_measure() {
   local h level line base
   h=$(child_helper smb-readers) || return 1
-  fio_drop_caches
+  fio_drop_caches concurrency
   child_smbd_settle "$RUN_DIR/raw/concurrency.base.settle.json" 15 || true
   base=$(jq -r '.smbd_processes' "$RUN_DIR/raw/concurrency.base.settle.json" 2>/dev/null) || base=''
   [[ $base =~ ^[0-9]+$ ]] || base=$(child_smbd_count)

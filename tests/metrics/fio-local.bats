@@ -160,3 +160,20 @@ metric() {
        ($m.warnings | any(test("reconnected to the kit.s share 1 time")))] | all'
   assert_output true
 }
+
+@test "fio: a page-cache drop that failed is reported as not done, with a warning; one that worked as yes" {
+  DROP_CACHES=yes FIO_DROP_CACHES_FILE=$BATS_TEST_TMPDIR/no/such/folder/drop_caches
+  metric randread
+  metric latency
+  run jq -r '.details.drop_caches, .warnings[]' "$RUN_DIR/metrics/randread.json"
+  assert_line --regexp '^no: asked, but it failed \(.*No such file or directory\)$'
+  assert_line --partial 'DROP_CACHES=yes, but the page cache could not be dropped'
+  run jq -r '.warnings[]' "$RUN_DIR/metrics/latency.json"
+  assert_line --partial 'DROP_CACHES=yes, but the page cache could not be dropped'
+  FIO_DROP_CACHES_FILE=$BATS_TEST_TMPDIR/drop_caches
+  metric seqread
+  run jq -r '.details.drop_caches, (.warnings | map(select(test("page cache"))) | length)' "$RUN_DIR/metrics/seqread.json"
+  assert_output $'yes\n0'
+  run cat "$FIO_DROP_CACHES_FILE"
+  assert_output 3
+}
