@@ -12,7 +12,7 @@ system_record() {
   changed=$(settings_diff_defaults)
   requested=$(printf '%s\n' "${RUN_METRICS[@]}")
   jq -n --arg host "$(uname -n)" --argjson cpus "$RUN_CPUS" \
-    --argjson ram "$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)" \
+    --argjson ram "$(awk '/^MemTotal:/ { print int($2 * 1024 / 1e6) }' /proc/meminfo)" \
     --arg kernel "$(uname -r)" --arg samba "$(smbd -V 2>/dev/null | sed 's/^Version //')" \
     --arg fio "$(fio --version 2>/dev/null || true)" --arg mode "${KIT_SERVICE_MODE:-}" \
     --arg unit "${KIT_UNIT:-}" --arg cg "${KIT_CGROUP:-}" --arg cgs "${KIT_CGROUP_SOURCE:-}" \

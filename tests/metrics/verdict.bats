@@ -72,11 +72,12 @@ judge() {
   assert_output 'SKIP|null|kernel has no cifs support|false'
 }
 
-@test "verdict: memory: PSS per held connection from the before and during lines" {
+@test "verdict: memory: PSS per held connection from the before and during lines, in decimal MB like every MB of the kit" {
   judge memory
   run jq -n --slurpfile a "$RUN_DIR/raw/memory.pss-before.json" --slurpfile b "$RUN_DIR/raw/memory.pss-during.json" \
     --slurpfile h "$RUN_DIR/raw/memory.hold.json" --slurpfile m "$RUN_DIR/metrics/memory.json" \
-    '$m[0].value == ($b[0].pss_kb - $a[0].pss_kb) / $h[0].held / 1024 and $m[0].details.held == 10'
+    '$m[0].value == ($b[0].pss_kb - $a[0].pss_kb) * 1024 / $h[0].held / 1e6 and $m[0].details.held == 10
+     and $m[0].unit == "MB" and ($m[0].details.notes | any(test("decimal")))'
   assert_output true
 }
 
