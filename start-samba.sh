@@ -18,7 +18,8 @@ umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (sec
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup
+common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup \
+  serverconf
 
 START_LOGIN_TIMEOUT=30
 
@@ -127,6 +128,7 @@ main() {
   else
     state_set KIT_SMBD_PID "$pid"
   fi
+  serverconf_record
   service_wait_login "$SERVER_ADDR" "$TEST_PORT" "$START_LOGIN_TIMEOUT" ||
     die "the test smbd does not accept a login on $SERVER_ADDR:$TEST_PORT"
   log "login: works on //$SERVER_ADDR:$TEST_PORT/$SHARE_NAME"

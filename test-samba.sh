@@ -30,7 +30,7 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
 common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount \
-  cleanup registry child measure fio baseline system results report run compare
+  cleanup registry child measure fio baseline serverconf system results report run compare
 
 # usage: the usage text, then the metric names and their count from lib/metrics/list.
 usage() {

@@ -127,8 +127,9 @@ charts_concurrency() {
 }
 
 # charts_latency RUN_DIR WORK METRIC MAP: the latency distribution (cumulative %) of METRIC from
-# the helpers' "hist" objects ({unit, bounds (upper bounds), counts}) and fio's clat_ns
-# percentiles, one line per file, step, direction or repeat. MAP: charts_raw_map's array.
+# the helpers' "hist" objects ({unit, bounds (upper bounds), counts}) and fio's percentiles (total
+# latency lat_ns, the report's distribution; clat_ns in runs made before --lat_percentiles=1), one
+# line per file, step, direction or repeat. MAP: charts_raw_map's array.
 charts_latency() {
   local dir=$1 work=$2/lat-$3 metric=$3 map=$4
   local -a files=()
@@ -146,7 +147,7 @@ charts_latency() {
       if $e.fio then
         (.jobs // [])[] as $j | ["read", "write"][] as $d
         | ($j[$d] // {}) | select((.total_ios // .io_bytes // 0) > 0)
-        | ((.clat_ns // .lat_ns).percentile // {}) | to_entries | sort_by(.key | tonumber)[]
+        | ((if .lat_ns.percentile then .lat_ns else .clat_ns end).percentile // {}) | to_entries | sort_by(.key | tonumber)[]
         | select(.value > 0)
         | [name($d + (if ($j.jobname // "") != "" and (input_filename | startswith($j.jobname) | not) then " " + $j.jobname else "" end)),
            (.value / 1e6), (.key | tonumber)] | @tsv

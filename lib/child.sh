@@ -145,3 +145,44 @@ child_hold_stop() {
 child_stop_all() {
   child_hold_stop
 }
+
+# child_smbd_count: print how many processes the test smbd has now: the service's cgroup, else
+# the main smbd and its children.
+child_smbd_count() {
+  local pid n
+  if [[ ${KIT_CGROUP_SOURCE:-proc} != proc && -n ${KIT_CGROUP:-} && -r $KIT_CGROUP/cgroup.procs ]]; then
+    n=$(grep -c . "$KIT_CGROUP/cgroup.procs" 2>/dev/null) || true
+    echo "${n:-0}"
+    return 0
+  fi
+  pid=$(service_main_pid 2>/dev/null) || {
+    echo 0
+    return 0
+  }
+  n=$(pgrep -c -P "$pid" 2>/dev/null) || true
+  echo $((${n:-0} + 1))
+}
+
+# child_smbd_settle OUT TIMEOUT_S [MAX]: wait until the test smbd's process count held still for
+# 0.6 s (and is MAX or fewer when given): the clients of the measurement before have gone, so a
+# "before" snapshot sees no process still exiting. At most TIMEOUT_S; writes OUT as
+# {"smbd_processes", "max", "settled", "waited_s"}; 1 (with a warning) when it did not settle.
+child_smbd_settle() {
+  local out=$1 timeout=$2 max=${3:-} i n prev=-1 still=0 settled=false t0
+  t0=$(date +%s%N)
+  for ((i = 0; i < timeout * 5; i++)); do
+    n=$(child_smbd_count)
+    if [[ $n == "$prev" ]] && { [[ -z $max ]] || ((n <= max)); }; then still=$((still + 1)); else still=0; fi
+    prev=$n
+    if ((still >= 3)); then
+      settled=true
+      break
+    fi
+    sleep 0.2
+  done
+  jq -cn --argjson n "$n" --arg max "$max" --argjson ok "$settled" --argjson t0 "$t0" --argjson t1 "$(date +%s%N)" \
+    '{smbd_processes: $n, max: ($max | tonumber? // null), settled: $ok, waited_s: ((($t1 - $t0) / 1e7 | round) / 100)}' >"$out"
+  [[ $settled == true ]] && return 0
+  warn "the test smbd still had $n processes after ${timeout} s${max:+ (expected $max or fewer)}: clients of the measurement before may still be leaving"
+  return 1
+}

@@ -4,22 +4,53 @@ include "verdict";
 include "format";
 
 # fio_summary: fio's JSON (the input) as one object: per direction (read, write, mixed) iops,
-# bw_mbs, ios and lat_ms {p50,p95,p99,max,mean}; busy_pct (usr+sys of the fio jobs), errors
-# (requests fio saw fail), runtime_s.
+# bw_mbs (decimal MB/s: 10^6 bytes, as fio's "MB/s"), ios and lat_ms {p50,p95,p99,max,mean};
+# latency: which distribution lat_ms is; busy_pct (usr+sys of the fio jobs), errors (requests
+# fio saw fail), runtime_s (the longest direction's runtime: wall time, not summed over jobs).
+# All of lat_ms is total latency (lat_ns: submission to completion, the kit runs fio with
+# --lat_percentiles=1); a file without lat_ns percentiles (older runs) falls back to completion
+# latency (clat_ns) for the percentiles and says so in latency.
 def fio_summary:
-  def pct($p): (.clat_ns.percentile[$p] // null) | if . == null then null else . / 1e6 end;
-  def dir: {
-    iops: .iops, bw_mbs: (.bw_bytes / 1e6), ios: .total_ios,
-    lat_ms: {p50: pct("50.000000"), p95: pct("95.000000"), p99: pct("99.000000"),
-             max: (.lat_ns.max / 1e6), mean: (.lat_ns.mean / 1e6)}
-  };
   .jobs[0] as $j
-  | {read: ($j.read | dir), write: ($j.write | dir),
+  | ([$j.read, $j.write, ($j.mixed // empty)] | any(.lat_ns.percentile != null)) as $total
+  | (if $total then "lat_ns" else "clat_ns" end) as $pk
+  | def pct($p): (.[$pk].percentile[$p] // null) | if . == null then null else . / 1e6 end;
+    def dir: {
+      iops: .iops, bw_mbs: (.bw_bytes / 1e6), ios: .total_ios,
+      lat_ms: {p50: pct("50.000000"), p95: pct("95.000000"), p99: pct("99.000000"),
+               max: (.lat_ns.max / 1e6), mean: (.lat_ns.mean / 1e6)}
+    };
+    {read: ($j.read | dir), write: ($j.write | dir),
      mixed: (if $j.mixed then ($j.mixed | dir) else null end),
+     latency: (if $total then "total latency (fio lat_ns: from submitting a request until it completed), percentiles, mean and max alike"
+               else "percentiles of completion latency (fio clat_ns), mean and max of total latency (lat_ns): a run made before --lat_percentiles=1" end),
      busy_pct: (($j.usr_cpu // 0) + ($j.sys_cpu // 0)),
      errors: ($j.total_err // (if ($j.error // 0) != 0 then 1 else 0 end)),
      first_error: ($j.first_error // $j.error // 0),
-     runtime_s: (($j.job_runtime // 0) / 1000)};
+     runtime_s: (([$j.read.runtime, $j.write.runtime, ($j.mixed.runtime // 0)] | map(. // 0) | max) / 1000)};
+
+# cifs_counts($ev): what the kernel client counted on the kit's share during a measurement
+# (the cifs probe of evidence $ev): {requests (SMBs sent), reads, writes, server_failed,
+# reconnects (of this share: TREE_CONNECTs sent again), host_reconnects (every cifs mount of
+# the host: the kernel counts session and share reconnects only in total)}; null without it.
+def cifs_counts($ev):
+  ($ev.probes.cifs // {}) as $c
+  | def d($k): if ($c.before[$k] | type) == "number" and ($c.after[$k] | type) == "number" then $c.after[$k] - $c.before[$k] else null end;
+    if ($c.available // false) | not then null
+    else {requests: d("requests"), reads: d("reads"), writes: d("writes"),
+          server_failed: (if d("reads_failed") == null then null else d("reads_failed") + d("writes_failed") end),
+          reconnects: d("tree_connects"),
+          host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
+    end;
+
+# drop_caches($d): the page-cache drop of a measurement as the report shows it ($d: its
+# raw/NAME.drop.json, null when none was asked): {text, warning (null when none)}.
+def drop_caches($d):
+  if $d == null then {text: (if setting("DROP_CACHES") == "yes" then "yes (not recorded)" else "no" end), warning: null}
+  elif $d.done == true then {text: "yes", warning: null}
+  else {text: "no: asked, but it failed (\($d.error // "?"))",
+        warning: "DROP_CACHES=yes, but the page cache could not be dropped (\($d.error // "?")): the reads came from the server's page cache, not from disk"}
+  end;
 
 # fio_warnings($jobs; $cpus): the warnings about a fio run (input: its summary); the kernel
 # client counts as one more client process beside the fio jobs.
@@ -34,6 +65,7 @@ def fio_warnings($jobs; $cpus): [
 # $jobs ("SEQ_STREAMS" or "RANDOM_JOBS") and $depth.
 def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
   (.["\($name).fio.json"] | if type == "object" then (fio_summary? // null) else null end) as $s
+  | cifs_counts(.["\($name).evidence.json"]) as $cifs | drop_caches(.["\($name).drop.json"]) as $drop
   | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/\($name).fio.log)"}
     else $s[$kind][$key] as $v
       | [(if $v == null or $v < $target then "\($v // 0 | fixed(0)) \($why_unit)" else empty end),
@@ -42,6 +74,8 @@ def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
          details: ({($key): $v} + (if $key == "bw_mbs" then {iops: $s[$kind].iops} else {bw_mbs: $s[$kind].bw_mbs} end)
            + {lat_ms: $s[$kind].lat_ms, fio_busy_pct: $s.busy_pct}
            + (if $jobs == "SEQ_STREAMS" then {streams: setting($jobs)} else {jobs: setting($jobs)} end)
-           + {iodepth: setting($depth), block: $block, runtime_s: $s.runtime_s, drop_caches: setting("DROP_CACHES")}),
-         warnings: ($s | fio_warnings(setting($jobs); $cpus))}
+           + {iodepth: setting($depth), block: $block, runtime_s: $s.runtime_s, fio_errors: $s.errors}
+           + (if $cifs then {cifs_requests: $cifs.requests, server_failed: $cifs.server_failed, reconnects: $cifs.reconnects} else {} end)
+           + {drop_caches: $drop.text, notes: ["Time per request: \($s.latency)."]}),
+         warnings: (($s | fio_warnings(setting($jobs); $cpus)) + [$drop.warning // empty])}
     end;

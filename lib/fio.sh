@@ -79,21 +79,45 @@ fio_data_file() {
 # fio_run NAME ARG...: measure fio job NAME with the options every kit job shares plus ARG; JSON in
 # raw/NAME.fio.json, fio's own messages in raw/NAME.fio.log, per-second bandwidth and IOPS of
 # each job in raw/NAME_bw.J.log and raw/NAME_iops.J.log (for the charts). The exit status is fio's.
+# --lat_percentiles=1: the percentiles are of total latency (lat_ns: submission to completion,
+# the guide's "from sending a request until the answer arrives"), the same distribution as the
+# mean and max. --continue_on_error=all: a failed request is counted (total_err), not the end.
 fio_run() {
   local name=$1
   shift
   measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \
     fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
-    --runtime="$DURATION" --time_based --group_reporting \
-    --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
+    --runtime="$DURATION" --time_based --group_reporting --lat_percentiles=1 \
+    --continue_on_error=all --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
     --write_bw_log="$RUN_DIR/raw/$name" --write_iops_log="$RUN_DIR/raw/$name" --log_avg_msec=1000 "$@"
 }
 
-# fio_drop_caches: with DROP_CACHES=yes, flush and empty the page cache (server side).
+# fio_steady_rates: print 'READS WRITES' per second of the steady run: LOAD_RATE split 70/30,
+# each at least 1 (fio reads a rate of 0 as no limit); 1 when LOAD_RATE is below 2.
+fio_steady_rates() {
+  local r w
+  ((LOAD_RATE >= 2)) || return 1
+  r=$(((LOAD_RATE * 70 + 50) / 100))
+  ((r < LOAD_RATE)) || r=$((LOAD_RATE - 1))
+  w=$((LOAD_RATE - r))
+  echo "$r $w"
+}
+
+# fio_drop_caches NAME: with DROP_CACHES=yes, flush and empty the page cache (server side) before
+# measurement NAME and record in raw/NAME.drop.json whether it was done: {"done":true} or
+# {"done":false,"error":"…"} (the verdicts then say the reads came from the page cache).
+# FIO_DROP_CACHES_FILE (tests only) replaces /proc/sys/vm/drop_caches.
 fio_drop_caches() {
+  local out=$RUN_DIR/raw/$1.drop.json err
   [[ $DROP_CACHES == yes ]] || return 0
   sync
-  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || warn "could not drop the page cache"
+  if err=$( (echo 3 >"${FIO_DROP_CACHES_FILE:-/proc/sys/vm/drop_caches}") 2>&1); then
+    echo '{"done":true}' >"$out"
+    return 0
+  fi
+  err=${err##*: }
+  warn "could not drop the page cache (${err:-no reason given}): the reads of '$1' may come from it"
+  jq -cn --arg e "${err:-no reason given}" '{done: false, error: $e}' >"$out"
 }
 
 # fio_steady: the steady run shared by latency and errors, once a run (later calls do nothing):
@@ -103,12 +127,14 @@ fio_steady() {
   local r w
   ((${FIO_STEADY_DONE:-0})) && return 0
   FIO_STEADY_DONE=1
+  if ! read -r r w < <(fio_steady_rates); then
+    run_why "setting 'LOAD_RATE' has bad value '$LOAD_RATE': the steady run needs 2 or more requests/s (reads and writes at 1/s at least; fio reads a rate of 0 as no limit)"
+    return 1
+  fi
   fio_make_files 1 || return 1
-  fio_drop_caches
-  r=$(((LOAD_RATE * 70 + 50) / 100))
-  w=$((LOAD_RATE - r))
+  fio_drop_caches steady
   fio_run steady --rw=randrw --rwmixread=70 --bs=4k --iodepth=1 --numjobs=1 \
-    --rate_iops="$r,$w" --rate_process=poisson --continue_on_error=all \
+    --rate_iops="$r,$w" --rate_process=poisson \
     --unified_rw_reporting=both --filename="$(fio_file 0)" || true
 }
 

@@ -15,16 +15,17 @@ def key_label:
     "duration_s": "measured for (s)", "first_error": "first error",
     "cpu_us": "smbd CPU (µs)", "cpu_per_login_ms": "smbd CPU per login (ms)",
     "per_read_us": "smbd CPU per 4 KiB read (µs)", "per_gb_ms": "smbd CPU per GB read (ms)",
-    "per_login_ms": "smbd CPU per login (ms)", "cpu_source": "CPU counted from",
-    "bw_mbs": "MB/s", "iops": "IOPS", "fio_busy_pct": "fio CPU busy (%)",
+    "per_login_ms": "smbd CPU per login attempt (ms)", "cpu_source": "CPU counted from",
+    "bw_mbs": "MB/s (10^6 bytes)", "iops": "IOPS", "fio_busy_pct": "fio CPU busy (%)",
     "achieved_iops": "achieved requests/s", "asked_iops": "asked requests/s",
     "held": "connections held", "asked": "connections asked",
     "pss_before_kb": "PSS of all smbd before (KiB)", "pss_during_kb": "PSS of all smbd during (KiB)",
     "processes_before": "smbd processes before", "processes_during": "smbd processes during",
-    "per_conn_mb": "PSS per connection (MB)", "rss_one_mb": "RSS of one client's smbd (MB)",
+    "per_conn_mb": "PSS per connection (MB, 10^6 bytes)", "rss_one_mb": "RSS of one client's smbd (MB)",
     "max_rss_mb": "largest RSS of one smbd (MB)", "files_per_folder": "files per folder at the end",
     "left_behind": "files left behind", "requests": "requests", "fio_errors": "errors fio saw",
-    "server_failed": "requests the server answered with an error", "reconnects": "reconnects",
+    "server_failed": "requests the server answered with an error", "reconnects": "reconnects of the share",
+    "cifs_requests": "requests the kernel client sent on the share", "host_reconnects": "reconnects of every cifs mount of the host",
     "method": "method", "command": "command", "kept_up": "kept up", "clients": "clients",
     "connected": "connected", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)",
     "per_client_iops": "IOPS per client (min-max)", "cpu_per_read_us": "smbd CPU per read (µs)", "median_ms": "median of the rounds (ms)",
@@ -93,6 +94,14 @@ def verdict_md($c):
   "| Samba | \($s.samba_version // "?") |",
   "| fio | \($s.fio_version // "not installed") |",
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
+  (($s.server_settings // null) as $ss
+   | if $ss == null then empty else
+       "| Samba settings in effect | \($ss.in_effect | to_entries | map("\(.key)=\(.value)"
+           + ((.key as $k | $ss.differences // [] | map(select(.key == $k))[0]) as $d
+              | if $d then " (\($d.asked_in) asked \($d.asked): not applied)" else "" end)) | join(", ") | cell); read back from the running server (\($ss.checked_with | cell))\(if $ss.applied.at then "; applied by start-samba.sh at \($ss.applied.at)" else "" end) |",
+       (if ($ss.parameters // null) == null then empty else
+          "| Samba parameters (smb.conf of the test server) | [global] \($ss.parameters.global | to_entries | map("\(.key) = \(.value)") | join("; ") | cell); [share] \($ss.parameters.share | to_entries | map("\(.key) = \(.value)") | join("; ") | cell) |" end)
+     end),
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
   "| Samba parameters under test | \([["[global]", ($r.settings.SAMBA_GLOBAL_PARAMS // "")], ["[share]", ($r.settings.SAMBA_SHARE_PARAMS // "")]]
@@ -106,6 +115,8 @@ def verdict_md($c):
   "| Metric | Result | Target | Verdict | Why |",
   "|---|---|---|---|---|",
   ($ms[] | "| \(.metric) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  "",
+  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
   "",
   ([$ms[] | .status] | "\(map(select(. == "PASS")) | length) PASS, \(map(select(. == "FAIL")) | length) FAIL, \(map(select(. == "SKIP")) | length) SKIP"
     + (if $r.incomplete then " (incomplete run)" else "" end) + "."),

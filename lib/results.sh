@@ -2,8 +2,9 @@
 # files) into metrics/NAME.json with its progress line, write results.json and report.md at the
 # end. Sourced; functions only.
 
-# results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env,
-# smb.conf (the test server's, for compare; it holds no secret) and system.json; set RUN_DIR.
+# results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env (the
+# Samba settings as the running server has them), smb.conf (the test server's, for compare; it
+# holds no secret) and system.json; set RUN_DIR.
 results_prepare() {
   local ts
   ts=$(date +%Y%m%d-%H%M%S)
@@ -15,6 +16,8 @@ results_prepare() {
   done
   mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
   echo "the run has not finished" >"$RUN_DIR/INCOMPLETE"
+  # the Samba settings are the running server's, not this script's (lib/serverconf.sh)
+  serverconf_adopt
   settings_dump >"$RUN_DIR/settings.env"
   if [[ -f $KIT_CONF ]]; then cp "$KIT_CONF" "$RUN_DIR/smb.conf"; fi
   system_record

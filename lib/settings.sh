@@ -322,7 +322,7 @@ settings_validate() {
   settings_int SEQ_QUEUE_DEPTH 1 1024
   settings_int RANDOM_JOBS 1 64
   settings_int RANDOM_QUEUE_DEPTH 1 1024
-  settings_int LOAD_RATE 1 1000000
+  settings_int LOAD_RATE 2 1000000 # split 70/30, each direction at 1/s at least (fio: 0 = no limit)
   settings_int MEMORY_CONNECTIONS 1 10000
   settings_int STARTUP_ROUNDS 1 20
   [[ $CONCURRENCY_LEVELS =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||

@@ -2,7 +2,8 @@
 # the mount, and what smbstatus says about the sessions' signing and encryption.
 # Sourced; functions only.
 
-# system_record: write system.json (host, versions, how the service runs, mount, sessions).
+# system_record: write system.json (host, versions, how the service runs, mount, the server's
+# Samba settings from serverconf_adopt, sessions; warnings follow the server's settings).
 system_record() {
   local opts mounted=no skip=${KIT_MOUNT_SKIP:-} sessions changed requested
   if opts=$(mount_options_now 2>/dev/null); then mounted=yes skip=''; else opts=''; fi
@@ -11,7 +12,7 @@ system_record() {
   changed=$(settings_diff_defaults)
   requested=$(printf '%s\n' "${RUN_METRICS[@]}")
   jq -n --arg host "$(uname -n)" --argjson cpus "$RUN_CPUS" \
-    --argjson ram "$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)" \
+    --argjson ram "$(awk '/^MemTotal:/ { print int($2 * 1024 / 1e6) }' /proc/meminfo)" \
     --arg kernel "$(uname -r)" --arg samba "$(smbd -V 2>/dev/null | sed 's/^Version //')" \
     --arg fio "$(fio --version 2>/dev/null || true)" --arg mode "${KIT_SERVICE_MODE:-}" \
     --arg unit "${KIT_UNIT:-}" --arg cg "${KIT_CGROUP:-}" --arg cgs "${KIT_CGROUP_SOURCE:-}" \
@@ -19,18 +20,20 @@ system_record() {
     --arg mounted "$mounted" --arg skip "$skip" --arg opts "$opts" --argjson sessions "$sessions" \
     --arg changed "$changed" --arg requested "$requested" --arg started "$RUN_STARTED_AT" \
     --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
+    --argjson server "${SERVERCONF_JSON:-null}" \
     '($changed | split("\n") | map(select(. != ""))) as $changed
     | ($requested | split("\n") | map(select(. != ""))) as $requested
     | {host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
       fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
       cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
-      mount_skip: $skip, mount_opts: $opts, sessions: $sessions, settings_changed: $changed,
+      mount_skip: $skip, mount_opts: $opts, server_settings: $server, sessions: $sessions,
+      settings_changed: $changed,
       run: {started_at: $started, command: $cmd, requested: $requested}}
-    | .warnings = [
+    | .warnings = ($server.warnings // []) + [
         (if $sessions == null then "the signing and encryption of the sessions could not be checked (smbstatus during a held connection)" else empty end),
-        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
-        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end),
-        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing) (was ./start-samba.sh run after the last change of a Samba setting?)" else empty end)
+        (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "the server runs with ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption)" else empty end),
+        (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "the server runs with ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption)" else empty end),
+        (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "the server runs with SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing)" else empty end)
       ]' >"$RUN_DIR/system.json"
 }
 

@@ -2,6 +2,7 @@
 # smaller step keeping up too, >= TARGET_CONCURRENCY_MIN_CLIENTS.
 include "verdict";
 include "format";
+include "fio";
 
 # step($n): the row of the step of $n clients (input: the raw files).
 def step($n):
@@ -43,7 +44,10 @@ def verdict:
            why: (if judge($best; ">="; $t) == "PASS" then ""
                  elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
-           details: {steps: $rows, notes: ["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms."]},
-           warnings: (if small_host($rows | map(.clients) | max; $cpus) then
-             ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)}
+           details: {steps: $rows, notes: ["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]},
+           warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
+             ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)
+             + [drop_caches($raw["concurrency.drop.json"]).warning // empty]
+             + [$raw | to_entries[] | select((.key | test("^concurrency\\.[0-9]+\\.settle\\.json$")) and .value.settled == false)
+                | "before the step of \(.key | split(".")[1]) clients the test smbd still had \(.value.smbd_processes) processes (\(.value.max) before the first step) after \(.value.waited_s) s: the step before's clients were still leaving during its CPU window"])}
       end);

@@ -15,10 +15,16 @@ concurrency_estimate() {
 # concurrency_measure: one measurement per step (raw/concurrency.N.*); a step where clients could
 # not even connect ends the steps (larger ones are pointless).
 concurrency_measure() {
-  local h level line
+  local h level line base
   h=$(child_helper smb-readers) || return 1
-  fio_drop_caches
+  fio_drop_caches concurrency
+  child_smbd_settle "$RUN_DIR/raw/concurrency.base.settle.json" 15 || true
+  base=$(jq -r '.smbd_processes' "$RUN_DIR/raw/concurrency.base.settle.json" 2>/dev/null) || base=''
+  [[ $base =~ ^[0-9]+$ ]] || base=$(child_smbd_count)
   for level in $CONCURRENCY_LEVELS; do
+    # the step before's clients must have left (smbd processes back to the count before the
+    # first step), or its disconnects land in this step's CPU window
+    child_smbd_settle "$RUN_DIR/raw/concurrency.$level.settle.json" 15 "$base" || true
     measure "concurrency.$level" $((DURATION * 3 + 60 + level / 4)) -- \
       "$h" -A "$KIT_CREDENTIALS" -c "$level" -d "$DURATION" -b 4096 "$KIT_UNC/fio/data.0" || true
     line=$(results_jq concurrency "step_line($level)" "concurrency.$level") || line="stop"

@@ -3,6 +3,7 @@
 include "verdict";
 include "format";
 include "metrics/login";
+include "fio";
 
 # why_not($run): why run $run (randread, seqread) gave the cpu metric nothing (input: raw files).
 def why_not($run):
@@ -40,5 +41,6 @@ def verdict:
            cpu_source: ((.["randread.evidence.json"] // .["cpu.readers.evidence.json"]).probes.cgcpu.source // ""),
            notes: (["CPU per read measured on \($r.method)."]
              + (if $g.why then ["CPU per GB: \($g.why)."] else [] end)
-             + ["Cores needed = requests per second x µs per request / 1,000,000."])}}
+             + ["Cores needed = requests per second x µs per request / 1,000,000."])},
+         warnings: [drop_caches(.["randread.drop.json"] // .["cpu.readers.drop.json"]).warning // empty]}
       end);

@@ -30,7 +30,7 @@ cpu_measure() {
   [[ ! -s $RUN_DIR/raw/randread.evidence.json ]] || return 0
   h=$(child_helper smb-readers) || return 1
   fio_data_file || return 1
-  fio_drop_caches
+  fio_drop_caches cpu.readers
   measure cpu.readers $((DURATION * 3 + 60)) -- \
     "$h" -A "$KIT_CREDENTIALS" -c 4 -d "$DURATION" -b 4096 "$KIT_UNC/fio/data.0" || true
 }

@@ -1,5 +1,6 @@
 # lib/metrics/errors.jq: the errors verdict: failed requests of the steady run, percent (fio
-# errors or server-answered errors, whichever is larger) <= TARGET_ERRORS_MAX_PCT.
+# errors or server-answered errors on the kit's share, whichever is larger; reconnects beside
+# it) <= TARGET_ERRORS_MAX_PCT.
 include "verdict";
 include "format";
 include "steady";
@@ -16,6 +17,7 @@ def verdict:
                    + (if ($s.reconnects // 0) > 0 then ", \($s.reconnects) reconnect(s)" else "" end) end),
            details: ($s | {requests, fio_errors: .errors}
              + (if (.first_error // 0) != 0 then {first_error_code: .first_error} else {} end)
-             + {server_failed, reconnects}),
+             + {cifs_requests, server_failed, reconnects, host_reconnects}
+             + {notes: ["Failed requests: the larger of the errors fio saw and the reads and writes the server answered with an error (the kernel client's counters of the kit's share); a request the server refused is also an error for fio, so the two are not added. Reconnects of the share are shown beside them, not counted as requests."]}),
            warnings: ($s | steady_warnings("the errors were counted"))}
       end);

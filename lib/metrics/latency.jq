@@ -13,6 +13,7 @@ def verdict:
         | {value: $p99,
            why: (if judge($p99; "<="; $t) == "PASS" then "" else "p99 \($p99 // 0 | fixed(2)) ms is above \($t) ms" end),
            details: ($s | {lat_ms: (.mixed.lat_ms // null), read_lat_ms: .read.lat_ms, write_lat_ms: .write.lat_ms,
-             asked_iops, achieved_iops, fio_busy_pct: .busy_pct, runtime_s}),
+             asked_iops, achieved_iops, fio_busy_pct: .busy_pct, runtime_s,
+             notes: ["Time per request: \(.latency)."]}),
            warnings: ($s | steady_warnings("the latency was measured"))}
       end);

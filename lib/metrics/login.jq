@@ -3,9 +3,10 @@
 include "verdict";
 include "format";
 
-# per_login_ms($line; $ev): smbd CPU ms per successful login of a storm, or null.
+# per_login_ms($line; $ev): smbd CPU ms per login attempt of a storm (successful and failed: a
+# refused login costs smbd a process and a password check too), or null.
 def per_login_ms($line; $ev):
-  per_op(used_us($ev); $line.ops // 0) | if . == null then null else (. | round) / 1000 end;
+  per_op(used_us($ev); ($line.ops // 0) + ($line.errors // 0)) | if . == null then null else (. | round) / 1000 end;
 
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",
@@ -23,7 +24,8 @@ def verdict:
         | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
            details: ($f | {workers, duration_s, ops, errors, rate_per_s, lat_ms}
              + (if .first_error then {first_error} else {} end)
-             + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // "")}),
+             + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // ""),
+                notes: ["smbd CPU per login attempt: the server's CPU time during the storm divided by every login attempt, failed ones too."]}),
            warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
              ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}
       end);

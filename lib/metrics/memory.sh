@@ -21,6 +21,8 @@ memory_measure() {
   local raw=$RUN_DIR/raw limit out i
   out=$raw/memory.hold.json
   child_helper smb-hold >/dev/null || return 1
+  # the clients of the metric before must have left before the baseline is taken
+  child_smbd_settle "$raw/memory.settle.json" 15 || true
   if ! memory_pss "$raw/memory.pss-before.json"; then
     run_why "helpers/pss-sum could not read the service's memory"
     return 2

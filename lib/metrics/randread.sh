@@ -8,7 +8,7 @@ randread_needs() { echo mount; }
 
 randread_measure() {
   fio_make_files 1 || return 1
-  fio_drop_caches
+  fio_drop_caches randread
   fio_run randread --rw=randread --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" \
     --numjobs="$RANDOM_JOBS" --filename="$(fio_file 0)" || true
 }

@@ -8,7 +8,7 @@ seqread_estimate() { echo $((DURATION + 1)); }
 
 seqread_measure() {
   fio_make_files "$SEQ_STREAMS" || return 1
-  fio_drop_caches
+  fio_drop_caches seqread
   fio_run seqread --rw=read --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \
     --filename_format="$MOUNT_POINT/fio/data.\$jobnum" || true
 }

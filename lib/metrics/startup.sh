@@ -23,7 +23,9 @@ startup_round() {
   if ! (service_stop) >>"$raw/startup.log" 2>&1; then
     err="the test server did not stop (see raw/startup.log)"
   else
-    child_start 60 "$raw/startup.$n.json" "$h" -A "$KIT_CREDENTIALS" -i 10 -t 45 "$KIT_UNC"
+    # port 445 pinned (the nft redirect's): libsmbclient would else also try 139, where another
+    # Samba may answer while the test smbd is down (start-samba.sh pins it too)
+    child_start 60 "$raw/startup.$n.json" "$h" -A "$KIT_CREDENTIALS" -i 10 -t 45 "//$CLIENT_ADDR:445/$SHARE_NAME"
     sleep 0.05
     t0=$(date +%s%N)
     run_service_start >>"$raw/startup.log" 2>&1 || err="the start command failed (see raw/startup.log)"

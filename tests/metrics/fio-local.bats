@@ -107,10 +107,77 @@ metric() {
 @test "cifs probe: counters of the kit's share parsed by label, other shares ignored" {
   CLIENT_ADDR=127.0.0.2 SHARE_NAME=perftest
   run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.before"
-  assert_output '{"reads":1000,"reads_failed":0,"writes":500,"writes_failed":1,"session_reconnects":0,"share_reconnects":0}'
+  assert_output '{"requests":1200,"reads":1000,"reads_failed":0,"writes":500,"writes_failed":1,"tree_connects":1,"session_reconnects":0,"share_reconnects":0}'
   run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
-  assert_output '{"reads":4500,"reads_failed":2,"writes":2000,"writes_failed":4,"session_reconnects":1,"share_reconnects":1}'
+  assert_output '{"requests":6801,"reads":4500,"reads_failed":2,"writes":2000,"writes_failed":4,"tree_connects":2,"session_reconnects":3,"share_reconnects":5}'
   SHARE_NAME=other
   run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
   assert_output --partial '"reads":null'
+}
+
+@test "fio: one latency distribution (total, lat_ns) for percentiles, mean and max; runtime not summed over jobs" {
+  metric randread
+  run jq -e '.jobs[0]["job options"] | .lat_percentiles == "1" and .continue_on_error == "all"' "$RUN_DIR/raw/randread.fio.json"
+  assert_success
+  # p99 is the total latency's, like mean and max; 2 jobs ran 1 s each: fio ran for about 1 s, not 2
+  run jq -n --slurpfile f "$RUN_DIR/raw/randread.fio.json" --slurpfile m "$RUN_DIR/metrics/randread.json" '
+    $f[0].jobs[0].read as $r | $m[0].details as $d
+    | [$d.lat_ms.p99 == $r.lat_ns.percentile["99.000000"] / 1e6, $d.lat_ms.mean == $r.lat_ns.mean / 1e6,
+       $d.runtime_s == $r.runtime / 1000, $d.runtime_s < 1.5, $d.fio_errors == 0,
+       ($d.notes[0] | test("^Time per request: total latency \\(fio lat_ns"))] | all'
+  assert_output true
+  # an older fio file without lat_ns percentiles says that its percentiles are completion latency
+  run jq -c 'del(.jobs[0].read.lat_ns.percentile, .jobs[0].write.lat_ns.percentile)' "$RUN_DIR/raw/randread.fio.json"
+  printf '%s\n' "$output" >"$RUN_DIR/raw/randread.fio.json"
+  results_verdict randread '' '' 1 2>/dev/null
+  run jq -r '.details.notes[0]' "$RUN_DIR/metrics/randread.json"
+  assert_output --partial 'percentiles of completion latency (fio clat_ns)'
+}
+
+@test "fio: the steady rates never give fio a 0 (no limit): LOAD_RATE below 2 is refused" {
+  LOAD_RATE=2 run fio_steady_rates
+  assert_output '1 1'
+  LOAD_RATE=3 run fio_steady_rates
+  assert_output '2 1'
+  LOAD_RATE=500 run fio_steady_rates
+  assert_output '350 150'
+  LOAD_RATE=1 run fio_steady_rates
+  assert_failure
+  LOAD_RATE=1 metric latency
+  run jq -r '"\(.status) \(.why)"' "$RUN_DIR/metrics/latency.json"
+  assert_output --partial "FAIL setting 'LOAD_RATE' has bad value '1'"
+  [[ ! -e $RUN_DIR/raw/steady.fio.json ]] || fail "fio ran with LOAD_RATE=1"
+}
+
+@test "errors: failed requests, requests sent and reconnects of the kit's share reach the report; host-wide reconnects apart" {
+  CLIENT_ADDR=127.0.0.2 SHARE_NAME=perftest
+  metric latency
+  printf '{"probes":{"cifs":{"available":true,"before":%s,"after":%s}}}\n' \
+    "$(probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.before")" \
+    "$(probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after")" >"$RUN_DIR/raw/steady.evidence.json"
+  results_verdict errors '' '' 1 2>/dev/null
+  run jq -n --slurpfile f "$RUN_DIR/raw/steady.fio.json" --slurpfile m "$RUN_DIR/metrics/errors.json" '
+    $m[0] as $m | ($f[0].jobs[0] | .read.total_ios + .write.total_ios) as $n
+    | [$m.details.cifs_requests == 5601, $m.details.server_failed == 5, $m.details.reconnects == 1,
+       $m.details.host_reconnects == 8, $m.details.requests == $n, $m.value == 5 / $n * 100,
+       ($m.why | test("^5 of [0-9]+ requests failed, 1 reconnect")),
+       ($m.warnings | any(test("reconnected to the kit.s share 1 time")))] | all'
+  assert_output true
+}
+
+@test "fio: a page-cache drop that failed is reported as not done, with a warning; one that worked as yes" {
+  DROP_CACHES=yes FIO_DROP_CACHES_FILE=$BATS_TEST_TMPDIR/no/such/folder/drop_caches
+  metric randread
+  metric latency
+  run jq -r '.details.drop_caches, .warnings[]' "$RUN_DIR/metrics/randread.json"
+  assert_line --regexp '^no: asked, but it failed \(.*No such file or directory\)$'
+  assert_line --partial 'DROP_CACHES=yes, but the page cache could not be dropped'
+  run jq -r '.warnings[]' "$RUN_DIR/metrics/latency.json"
+  assert_line --partial 'DROP_CACHES=yes, but the page cache could not be dropped'
+  FIO_DROP_CACHES_FILE=$BATS_TEST_TMPDIR/drop_caches
+  metric seqread
+  run jq -r '.details.drop_caches, (.warnings | map(select(test("page cache"))) | length)' "$RUN_DIR/metrics/seqread.json"
+  assert_output $'yes\n0'
+  run cat "$FIO_DROP_CACHES_FILE"
+  assert_output 3
 }

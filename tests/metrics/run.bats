@@ -146,7 +146,7 @@ last_run() {
   assert_line --regexp '^\| concurrency \| [0-9]+ clients \|'
   assert_line --regexp '^\| 4 \| [0-9]+ \| 0 \| [0-9]+ \|'
   assert_line --regexp '^\| 2 \| [0-9.]+ \| [0-9]+ \|'
-  assert_output --partial 'smbd CPU per login (ms)'
+  assert_output --partial 'smbd CPU per login attempt (ms)'
   run jq -e '.sessions.signing | type == "string"' "$dir/system.json"
   assert_success
   # no password anywhere in the results

@@ -31,11 +31,20 @@ judge() {
   judge login
   run jq -n --slurpfile l "$RUN_DIR/raw/login.json" --slurpfile e "$RUN_DIR/raw/login.evidence.json" \
     --slurpfile m "$RUN_DIR/metrics/login.json" '
-    $m[0] as $m | (($e[0].probes.cgcpu.used_us / $l[0].ops | round) / 1000) as $per
+    $m[0] as $m | (($e[0].probes.cgcpu.used_us / ($l[0].ops + $l[0].errors) | round) / 1000) as $per
     | [$m.value == $l[0].rate_per_s, $m.details.per_login_ms == $per, $m.details.lat_ms == $l[0].lat_ms,
        $m.status == "FAIL", ($m.why | test("^p95 62.2 ms is above 20 ms$")), $m.elapsed_s == 7,
        $m.target_text == "≥ 100 logins/s and p95 ≤ 20 ms",
        ($m.warnings[0] | test("8 client processes shared 2 CPUs"))] | all'
+  assert_output true
+}
+
+@test "verdict: login: smbd CPU per login is divided by every attempt, failed ones too" {
+  jq -c '.ops = 100 | .errors = 300' "$RUN_DIR/raw/login.json" >"$RUN_DIR/raw/login.json.new"
+  mv "$RUN_DIR/raw/login.json.new" "$RUN_DIR/raw/login.json"
+  judge login
+  run jq -n --slurpfile e "$RUN_DIR/raw/login.evidence.json" --slurpfile m "$RUN_DIR/metrics/login.json" \
+    '$m[0].details.per_login_ms == (($e[0].probes.cgcpu.used_us / 400 | round) / 1000)'
   assert_output true
 }
 
@@ -63,11 +72,12 @@ judge() {
   assert_output 'SKIP|null|kernel has no cifs support|false'
 }
 
-@test "verdict: memory: PSS per held connection from the before and during lines" {
+@test "verdict: memory: PSS per held connection from the before and during lines, in decimal MB like every MB of the kit" {
   judge memory
   run jq -n --slurpfile a "$RUN_DIR/raw/memory.pss-before.json" --slurpfile b "$RUN_DIR/raw/memory.pss-during.json" \
     --slurpfile h "$RUN_DIR/raw/memory.hold.json" --slurpfile m "$RUN_DIR/metrics/memory.json" \
-    '$m[0].value == ($b[0].pss_kb - $a[0].pss_kb) / $h[0].held / 1024 and $m[0].details.held == 10'
+    '$m[0].value == ($b[0].pss_kb - $a[0].pss_kb) * 1024 / $h[0].held / 1e6 and $m[0].details.held == 10
+     and $m[0].unit == "MB" and ($m[0].details.notes | any(test("decimal")))'
   assert_output true
 }
 

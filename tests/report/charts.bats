@@ -109,6 +109,22 @@ setup() {
   [[ $(svg_points "$C/latency-latency.svg" read | wc -l) -eq 17 ]]
 }
 
+@test "charts: with total-latency percentiles in fio's JSON (--lat_percentiles=1) the chart draws those, the report's distribution" {
+  local run="$BATS_TEST_TMPDIR/lat run"
+  mkdir -p "$run"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$run/"
+  # total latency = completion + 1 ms of submission: not a scaling, so an affine check tells them apart
+  jq -c '.jobs[0].read.lat_ns.percentile = (.jobs[0].read.clat_ns.percentile | map_values(. + 1000000))
+    | .jobs[0].write.lat_ns.percentile = (.jobs[0].write.clat_ns.percentile | map_values(. + 1000000))' \
+    "$run/raw/steady.fio.json" >"$BATS_TEST_TMPDIR/steady.json"
+  mv "$BATS_TEST_TMPDIR/steady.json" "$run/raw/steady.fio.json"
+  "$KIT_ROOT/lib/charts.sh" "$run" 2>/dev/null
+  jq -r '.jobs[0].write.lat_ns.percentile | to_entries | sort_by(.key | tonumber)[]
+    | "\(.value / 1e6) \(.key | tonumber)"' "$run/raw/steady.fio.json" >"$BATS_TEST_TMPDIR/pct"
+  svg_points "$run/charts/latency-latency.svg" write >"$BATS_TEST_TMPDIR/px"
+  svg_affine "$BATS_TEST_TMPDIR/pct" "$BATS_TEST_TMPDIR/px" logx
+}
+
 @test "charts: the rate over time has one point per second from per_s and from fio's logs" {
   jq -r '.create.per_s | to_entries[] | "\(.key + 1) \(.value)"' "$RUN/raw/metadata.json" >"$BATS_TEST_TMPDIR/rate"
   svg_points "$C/time-metadata.svg" create >"$BATS_TEST_TMPDIR/px"
