@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# shellcheck disable=SC2016 # jq_e's filters hold jq's own $variables
 # A second instrument for every count a helper prints (issue 10, item 5): each helper runs
 # against a private smbd, and its count is compared with the SMB2 requests tshark saw on the
 # test port, with smbd's own profiling counters (smbstatus -P), and for cgcpu and pss-sum with
@@ -61,6 +62,7 @@ teardown_file() {
 
 setup() {
   load '../test_helper/common-setup'
+  load 'json'
   load 'smbd-setup'
   load 'wire'
   _common_setup
@@ -142,7 +144,7 @@ with_profile() {
   local ops reads
   on_wire readers "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0"
   assert_success
-  jq -e '.ok == true and .errors == 0 and .connected == 2' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .errors == 0 and .connected == 2' <<<"$output" || fail "$output"
   ops=$(jq .ops <<<"$output")
   reads=$(req "$BATS_TEST_TMPDIR/readers.req" 8)
   echo "# smb-readers -c 2 -d 1: ops $ops, READ requests on the wire $reads, difference $((reads - ops))" >&3
@@ -156,7 +158,7 @@ with_profile() {
   local files writes creates want
   on_wire files "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 -s 4 "$UNC/files"
   assert_success
-  jq -e '.ok == true and .create.errors == 0 and .delete.errors == 0
+  jq_e '.ok == true and .create.errors == 0 and .delete.errors == 0
     and .delete.ops == .create.ops and .left_behind == 0' <<<"$output" || fail "$output"
   files=$(jq .create.ops <<<"$output")
   writes=$(req "$BATS_TEST_TMPDIR/files.req" 9)
@@ -174,7 +176,7 @@ with_profile() {
   local ops tcons sess
   on_wire storm "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC"
   assert_success
-  jq -e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
   ops=$(jq .ops <<<"$output")
   sess=$(req "$BATS_TEST_TMPDIR/storm.req" 1)
   tcons=$(req "$BATS_TEST_TMPDIR/storm.req" 3)
@@ -188,7 +190,7 @@ with_profile() {
   local ops reads
   with_profile readers "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0"
   assert_success
-  jq -e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
   ops=$(jq .ops <<<"$output")
   reads=$(profile_delta "$BATS_TEST_TMPDIR"/readers.{before,after} smb2_read)
   echo "# smb-readers -c 2 -d 1: ops $ops, smbd smb2_read $reads, difference $((reads - ops))" >&3
@@ -199,7 +201,7 @@ with_profile() {
   local files writes creates want
   with_profile files "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 -s 4 "$UNC/files"
   assert_success
-  jq -e '.ok == true and .create.errors == 0 and .delete.errors == 0' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .create.errors == 0 and .delete.errors == 0' <<<"$output" || fail "$output"
   files=$(jq .create.ops <<<"$output")
   writes=$(profile_delta "$BATS_TEST_TMPDIR"/files.{before,after} smb2_write)
   creates=$(profile_delta "$BATS_TEST_TMPDIR"/files.{before,after} smb2_create)
@@ -213,7 +215,7 @@ with_profile() {
   local ops tcons sess
   with_profile storm "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC"
   assert_success
-  jq -e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
   ops=$(jq .ops <<<"$output")
   tcons=$(profile_delta "$BATS_TEST_TMPDIR"/storm.{before,after} smb2_tcon)
   sess=$(profile_delta "$BATS_TEST_TMPDIR"/storm.{before,after} smb2_sesssetup)
@@ -265,16 +267,16 @@ within() {
   [[ -n $CG ]] || skip "no cgroup v2 of the test's own: ${CG_ERR:-no cgroup2 mount}"
   [[ -z ${CG_ERR:-} ]] || skip "$CG_ERR"
   settle
-  p0=$(jq -e .cpu_us < <("$H/cgcpu" -p "$MAIN")) || fail "cgcpu -p failed"
+  p0=$(jq_e .cpu_us < <("$H/cgcpu" -p "$MAIN")) || fail "cgcpu -p failed"
   t0=$(proc_tree_us "$MAIN")
-  g0=$(jq -e .cpu_us < <("$H/cgcpu" -g "$CG")) || fail "cgcpu -g failed"
+  g0=$(jq_e .cpu_us < <("$H/cgcpu" -g "$CG")) || fail "cgcpu -g failed"
   c0=$(cg_usage_us)
   run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 "$UNC/data.0"
   assert_success
   settle
-  p1=$(jq -e .cpu_us < <("$H/cgcpu" -p "$MAIN")) || fail "cgcpu -p failed"
+  p1=$(jq_e .cpu_us < <("$H/cgcpu" -p "$MAIN")) || fail "cgcpu -p failed"
   t1=$(proc_tree_us "$MAIN")
-  g1=$(jq -e .cpu_us < <("$H/cgcpu" -g "$CG")) || fail "cgcpu -g failed"
+  g1=$(jq_e .cpu_us < <("$H/cgcpu" -g "$CG")) || fail "cgcpu -g failed"
   c1=$(cg_usage_us)
   n=$(tree_pids "$MAIN" | wc -l)
   dp=$((p1 - p0)) dt=$((t1 - t0)) dg=$((g1 - g0)) dc=$((c1 - c0))
@@ -325,14 +327,14 @@ smaps_sum() {
   fi
   exec 5>&-
   wait "$pid"
-  jq -e '.held == 10' "$out" || fail "$(cat "$out")"
+  jq_e '.held == 10' "$out" || fail "$(cat "$out")"
   echo "# pss-sum -p: $(jq -c '{processes, pss_kb, rss_kb}' <<<"$sp"); the test: ${#pids[@]} processes, pss $tp kB, rss $tr kB" >&3
-  jq -e --argjson n "${#pids[@]}" '.ok == true and .processes == $n' <<<"$sp" || fail "$sp"
+  jq_e --argjson n "${#pids[@]}" '.ok == true and .processes == $n' <<<"$sp" || fail "$sp"
   within 1 0 "$(jq .rss_kb <<<"$sp")" "$tr"
   within 5 0 "$(jq .pss_kb <<<"$sp")" "$tp"
   [[ -n ${sg:-} ]] || skip "no cgroup v2 of the test's own: ${CG_ERR:-no cgroup2 mount}"
   echo "# pss-sum -g: $(jq -c '{processes, pss_kb, rss_kb}' <<<"$sg"); the test: ${#cgpids[@]} processes, pss $gp kB, rss $gr kB" >&3
-  jq -e --argjson n "${#cgpids[@]}" '.ok == true and .source == "cgroup2" and .processes == $n' <<<"$sg" || fail "$sg"
+  jq_e --argjson n "${#cgpids[@]}" '.ok == true and .source == "cgroup2" and .processes == $n' <<<"$sg" || fail "$sg"
   within 1 0 "$(jq .rss_kb <<<"$sg")" "$gr"
   within 5 0 "$(jq .pss_kb <<<"$sg")" "$gp"
 }

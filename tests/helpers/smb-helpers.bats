@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# shellcheck disable=SC2016 # jq_e's filters hold jq's own $variables
 # The five libsmbclient helpers against a private smbd on a free loopback port (one per file).
 # Each count is checked against the server's own evidence: smbd's profiling counters, its
 # processes, the share directory on disk.
@@ -40,6 +41,7 @@ teardown_file() {
 
 setup() {
   load '../test_helper/common-setup'
+  load 'json'
   load 'smbd-setup'
   _common_setup
   source "$KIT_ROOT/lib/common.sh"
@@ -110,9 +112,9 @@ bad_creds() {
   run --separate-stderr "$H/smb-wait-login" -A "$SMBD_CREDS" -i 1 -t 5 "$UNC"
   after=$(date +%s%N)
   assert_success
-  jq -e '.helper == "smb-wait-login" and .ok == true and .attempts >= 1 and .elapsed_ms > 0
+  jq_e '.helper == "smb-wait-login" and .ok == true and .attempts >= 1 and .elapsed_ms > 0
     and (.duration_s | type == "number") and .last_error == null' <<<"$output"
-  jq -e --argjson a "$before" --argjson b "$after" \
+  jq_e --argjson a "$before" --argjson b "$after" \
     '.first_success_ns > $a and .first_success_ns < $b' <<<"$output"
 }
 
@@ -122,7 +124,7 @@ bad_creds() {
   SMB_USER=nobody SMB_PASSWORD=$pw run --separate-stderr "$H/smb-wait-login" -t 5 \
     "smb://127.0.0.1:$PORT/perf"
   assert_success
-  jq -e '.ok == true' <<<"$output"
+  jq_e '.ok == true' <<<"$output"
 }
 
 @test "a wrong password gives ok:false and exit 1 at once, for every SMB helper" {
@@ -131,19 +133,19 @@ bad_creds() {
   start=$SECONDS
   run --separate-stderr "$H/smb-wait-login" -A "$bad" -t 20 "$UNC"
   assert_equal "$status" 1
-  jq -e '.ok == false and (.error | test("Permission denied")) and .first_success_ns == null' <<<"$output"
+  jq_e '.ok == false and (.error | test("Permission denied")) and .first_success_ns == null' <<<"$output"
   run --separate-stderr "$H/smb-login-storm" -A "$bad" -w 2 -d 1 "$UNC"
   assert_equal "$status" 1
-  jq -e '.ok == false and .ops == 0 and .errors > 0 and (.first_error | test("Permission denied"))' <<<"$output"
+  jq_e '.ok == false and .ops == 0 and .errors > 0 and (.first_error | test("Permission denied"))' <<<"$output"
   run --separate-stderr "$H/smb-files" -A "$bad" -w 2 -d 1 "$UNC"
   assert_equal "$status" 1
-  jq -e '.ok == false and .create.ops == 0 and .left_behind == 0' <<<"$output"
+  jq_e '.ok == false and .create.ops == 0 and .left_behind == 0' <<<"$output"
   run --separate-stderr "$H/smb-readers" -A "$bad" -c 2 -d 1 "$UNC/data.0"
   assert_equal "$status" 1
-  jq -e '.ok == false and .connected == 0' <<<"$output"
+  jq_e '.ok == false and .connected == 0' <<<"$output"
   run --separate-stderr "$H/smb-hold" -A "$bad" -n 3 "$UNC" </dev/null
   assert_equal "$status" 1
-  jq -e '.ok == false and .held == 0 and .errors == 3' <<<"$output"
+  jq_e '.ok == false and .held == 0 and .errors == 3' <<<"$output"
   ((SECONDS - start < 15)) || fail "wrong-password runs took $((SECONDS - start)) s"
 }
 
@@ -152,7 +154,7 @@ bad_creds() {
   closed=$(kit_free_port $((PORT + 1)) 4499)
   run --separate-stderr "$H/smb-wait-login" -A "$SMBD_CREDS" -t 1 "//127.0.0.1:$closed/perf"
   assert_equal "$status" 1
-  jq -e '.ok == false and .attempts > 1 and (.last_error | test("refused"))' <<<"$output"
+  jq_e '.ok == false and .attempts > 1 and (.last_error | test("refused"))' <<<"$output"
 
   silent=$(kit_free_port $((closed + 1)) 4499)
   python3 -c 'import socket, sys, time
@@ -164,7 +166,7 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(60)' "$silent"
   run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "//127.0.0.1:$silent/perf"
   kill "$pid"
   assert_equal "$status" 1
-  jq -e '.ok == false and (.first_error | test("timed out"))' <<<"$output"
+  jq_e '.ok == false and (.first_error | test("timed out"))' <<<"$output"
   ((SECONDS - start <= 12)) || fail "took $((SECONDS - start)) s"
 }
 
@@ -178,7 +180,7 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(60)' "$silent"
   settle # the last smbd children add their counters to the profile as they exit
   t1=$(profile smb2_tcon_count)
   c1=$(profile connect_count)
-  jq -e '.helper == "smb-login-storm" and .ok == true and .workers == 4 and .ops > 0
+  jq_e '.helper == "smb-login-storm" and .ok == true and .workers == 4 and .ops > 0
     and .errors == 0 and .rate_per_s > 0 and .first_error == null
     and .lat_ms.p50 > 0 and .lat_ms.p50 <= .lat_ms.p95 and .lat_ms.p95 <= .lat_ms.p99
     and .lat_ms.p99 <= .lat_ms.max and .lat_ms.mean > 0' <<<"$output" || fail "$output"
@@ -221,7 +223,7 @@ while time.time() < end:
   kill "$bh"
   queries=$(cat "$d/queries" 2>/dev/null || echo 0)
   echo "# storm against the smbd without DNS: $(jq -c '{ops, errors, first_error, p99: .lat_ms.p99}' <<<"$output"); DNS queries seen: $queries" >&3
-  jq -e '.ok == true and .ops > 0 and .errors == 0 and .lat_ms.max < 4000' <<<"$output" || fail "$output"
+  jq_e '.ok == true and .ops > 0 and .errors == 0 and .lat_ms.max < 4000' <<<"$output" || fail "$output"
   assert_equal "$queries" 0
 }
 
@@ -229,7 +231,7 @@ while time.time() < end:
   mkdir -m 1777 "$SMBD_SHARE/files"
   run --separate-stderr "$H/smb-files" -A "$SMBD_CREDS" -w 3 -d 1 -s 4 "$UNC/files"
   assert_success
-  jq -e '.helper == "smb-files" and .ok == true and .workers == 3
+  jq_e '.helper == "smb-files" and .ok == true and .workers == 3
     and .create.ops > 0 and .create.errors == 0 and .create.rate_per_s > 0
     and .create.duration_s > 0 and .create.lat_ms.p99 > 0
     and .delete.ops == .create.ops and .delete.errors == 0 and .delete.rate_per_s > 0
@@ -248,7 +250,7 @@ while time.time() < end:
     touch "$d/zz-stray"
   done
   wait
-  jq -e '.ok == true and .left_behind == 0 and .delete.ops == .create.ops' "$out"
+  jq_e '.ok == true and .left_behind == 0 and .delete.ops == .create.ops' "$out"
   grep -q "removed 1 files it had not counted" "$BATS_TEST_TMPDIR/err"
   run ls -A "$SMBD_SHARE/files2"
   assert_output ""
@@ -257,13 +259,13 @@ while time.time() < end:
 @test "smb-readers: every client connects and reads" {
   run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 3 -d 1 "$UNC/data.0"
   assert_success
-  jq -e '.helper == "smb-readers" and .ok == true and .clients == 3 and .connected == 3
+  jq_e '.helper == "smb-readers" and .ok == true and .clients == 3 and .connected == 3
     and .ops > 0 and .errors == 0 and .rate_per_s > 0 and .lat_ms.p50 > 0
     and .per_client.min_iops > 0 and .per_client.min_iops <= .per_client.max_iops
     and .first_error == null' <<<"$output"
   run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/missing"
   assert_equal "$status" 1
-  jq -e '.ok == false and .connected == 0 and (.first_error | test("No such file"))' <<<"$output"
+  jq_e '.ok == false and .connected == 0 and (.first_error | test("No such file"))' <<<"$output"
 }
 
 # The count is of the smbd processes that hold the server end of smb-hold's own connections
@@ -288,7 +290,7 @@ while time.time() < end:
     exec 5>&-
     fail "no line from smb-hold within 120 s"
   }
-  jq -e '.helper == "smb-hold" and .ok == true and .asked == 50 and .held == 50
+  jq_e '.helper == "smb-hold" and .ok == true and .asked == 50 and .held == 50
     and .errors == 0 and .fd_limit >= 50 and .first_error == null' "$out" || {
     exec 5>&-
     fail "$(cat "$out")"
@@ -305,7 +307,7 @@ while time.time() < end:
   # nothing else connected since settle: every connection child is one of smb-hold's
   assert_equal "$children" 50
   # pss-sum -p: the main smbd, smbd-notifyd, cleanupd and the 50
-  jq -e --argjson n "$procs" '.ok == true and .source == "proc"
+  jq_e --argjson n "$procs" '.ok == true and .source == "proc"
     and .processes == $n and .processes >= 53 and .pss_kb > 0 and .pss_kb < .rss_kb
     and .max_rss_kb > 0 and .max_rss_kb < .rss_kb' <<<"$pss" || fail "$pss"
   run ls "$SMBD_SHARE"
@@ -328,7 +330,7 @@ while time.time() < end:
   wait "$pid"
   # a login in flight ends within its 5 s timeout; the rest is slack for a busy machine
   ((SECONDS - start < 10)) || fail "took $((SECONDS - start)) s after TERM"
-  jq -e '.ok == true and .ops > 0 and .duration_s < 10' "$out"
+  jq_e '.ok == true and .ops > 0 and .duration_s < 10' "$out"
 }
 
 # vg LOGDIR HELPER ARG...: the helper under valgrind's leak check, one log per process
@@ -357,16 +359,16 @@ vg_clean() {
   vg "$d/wait" "$H/smb-wait-login" -A "$SMBD_CREDS" -t 20 "$UNC" >/dev/null
   vg_clean "$d/wait"
   vg "$d/storm" "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 2 "$UNC" >"$d/storm.json"
-  jq -e '.ok == true and .ops >= 2' "$d/storm.json"
+  jq_e '.ok == true and .ops >= 2' "$d/storm.json"
   vg_clean "$d/storm"
   (($(find "$d/storm" -name 'vg.*' | wc -l) == 3)) || fail "want logs of the parent and 2 workers"
   vg "$d/files" "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC" >"$d/files.json"
-  jq -e '.ok == true and .left_behind == 0' "$d/files.json"
+  jq_e '.ok == true and .left_behind == 0' "$d/files.json"
   vg_clean "$d/files"
   vg "$d/readers" "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0" >/dev/null
   vg_clean "$d/readers"
   sleep 4 | vg "$d/hold" "$H/smb-hold" -A "$SMBD_CREDS" -n 3 "$UNC" >"$d/hold.json"
-  jq -e '.ok == true and .held == 3' "$d/hold.json"
+  jq_e '.ok == true and .held == 3' "$d/hold.json"
   vg_clean "$d/hold"
   printf 'username=nobody\npassword=wrong\n' >"$d/bad"
   run vg "$d/bad-login" "$H/smb-login-storm" -A "$d/bad" -w 1 -d 1 "$UNC"
