@@ -11,7 +11,7 @@
 
 bats_require_minimum_version 1.5.0
 
-SMB_TOOLS=(smbd pdbedit smbstatus jq make cc pkg-config)
+SMB_TOOLS=(smbd pdbedit smbstatus testparm jq make cc pkg-config)
 
 # bats 1.8 cannot skip from setup_file: it only starts smbd when it can, and setup() skips
 setup_file() {
@@ -91,7 +91,10 @@ no_conn_children() {
 
 # need_profile: skip unless this smbd keeps SMB2 counters (built WITH_PROFILE, level on)
 need_profile() {
+  local level
   smbd -b | grep -q WITH_PROFILE || skip "this smbd was built without profiling (smbd -b has no WITH_PROFILE)"
+  level=$(testparm -s --parameter-name='smbd profiling level' "$SMBD_CONF" 2>/dev/null)
+  [[ $level == on || $level == count ]] || skip "smbd profiling level is '$level' in the test smb.conf"
   smbstatus -s "$SMBD_CONF" -P 2>/dev/null | grep -q '^smb2_read_count:' ||
     skip "smbstatus -P shows no SMB2 counters (smbd profiling level)"
 }
