@@ -85,10 +85,11 @@ tree_used() {
   (($(proc_cpu_us "${pids[@]}") >= $1))
 }
 
-# within_pct PCT A B: A and B differ by at most PCT % of the larger
+# within_pct PCT A B [ABS]: A and B differ by at most PCT % of the larger (plus ABS)
 within_pct() {
-  awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN { m = a > b ? a : b; d = a - b; if (d < 0) d = -d;
-    exit !(m > 0 && d <= m * p / 100) }' || fail "$2 and $3 differ by more than $1 %"
+  awk -v p="$1" -v a="$2" -v b="$3" -v s="${4:-0}" 'BEGIN { m = a > b ? a : b; d = a - b;
+    if (d < 0) d = -d; exit !(m > 0 && d <= m * p / 100 + s) }' ||
+    fail "$2 and $3 differ by more than $1 % + ${4:-0}"
 }
 
 # make_cgroups: a v2 group (and a v1 cpuacct group when mounted) for this test, or skip
@@ -174,8 +175,12 @@ start_tree() {
   jq_e '.cpu_us >= 1000000' <<<"$output"
 }
 
-@test "cgcpu -g: cgroup v2 cpu.stat and v1 cpuacct agree with /proc within 1 %" {
-  local pids v2 v1 p
+# The cgroup counts CPU in ns, /proc in clock ticks (10 ms), floored in each of 4 fields of
+# each process: 1 % plus 40 ms a process. (The tree used to run 3.5 s of wall-clock time,
+# 7 s of CPU on a quiet machine, where 1 % alone covered the ticks; it now runs until it used
+# 2 s, and in a minimal Debian chroot 1 % alone failed: 2254533 against 2230000 µs.)
+@test "cgcpu -g: cgroup v2 cpu.stat and v1 cpuacct agree with /proc within 1 % + 40 ms a process" {
+  local pids v2 v1 p slack
   make_cgroups
   start_tree
   common_wait_until 60 0.1 tree_has 3 || fail "the busy children did not start"
@@ -189,13 +194,14 @@ start_tree() {
   jq_e --arg t "$CG2" '.ok == true and .source == "cgroup2" and .target == $t
     and .user_us > 0 and .system_us >= 0' <<<"$output"
   v2=$(jq .cpu_us <<<"$output")
-  within_pct 1 "$v2" "$p"
+  slack=$((40000 * ${#pids[@]}))
+  within_pct 1 "$v2" "$p" "$slack"
   if [[ -n $CG1 ]]; then
     run --separate-stderr "$H/cgcpu" -g "$CG1"
     assert_success
     jq_e '.ok == true and .source == "cgroup1"' <<<"$output"
     v1=$(jq .cpu_us <<<"$output")
-    within_pct 1 "$v1" "$p"
+    within_pct 1 "$v1" "$p" "$slack"
   fi
   # a path relative to the cgroup2 mount works too
   run --separate-stderr "$H/cgcpu" -g "${CG2##*/}"
