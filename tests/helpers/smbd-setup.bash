@@ -5,7 +5,14 @@
 #                                 sets SMBD_CONF, SMBD_SHARE, SMBD_CREDS, SMBD_PW;
 #                                 HELPERS_SMBD_QUIET=1: log level 0 and no profiling (benchmarks)
 #   helpers_smbd_pid DIR          main smbd PID
+#   helpers_smbd_conn_children DIR  its per-connection children
+#   helpers_smbd_serving DIR PORT PID  the children serving PID's connections to PORT
 #   helpers_smbd_stop DIR         stops it (TERM, then KILL after 10 s)
+#
+# smbd runs in a UTS namespace of its own whose host name is 'localhost': every smbd child
+# resolves the host name for NTLMSSP (get_mydnsfullname, 4 lookups per connection), and where
+# the machine's name is not in /etc/hosts (a debootstrap chroot, a container) that goes to DNS,
+# which can take longer than the helpers' 5 s timeout and made logins fail there (issue 14).
 
 helpers_smbd_start() { # <dir> <port>
   local dir=$1 port=$2 d i loglevel='1 auth_audit:3' profiling=on
@@ -59,7 +66,9 @@ helpers_smbd_start() { # <dir> <port>
 CONF
   printf '%s\n%s\n' "$SMBD_PW" "$SMBD_PW" | pdbedit -s "$SMBD_CONF" -a -u nobody -t >/dev/null || return 1
   (umask 077 && printf 'username=nobody\npassword=%s\ndomain=HELPERWG\n' "$SMBD_PW" >"$SMBD_CREDS")
-  smbd -D -s "$SMBD_CONF" </dev/null || return 1
+  # shellcheck disable=SC2016 # expanded by the inner sh
+  unshare --uts sh -c 'echo localhost >/proc/sys/kernel/hostname && exec smbd -D -s "$1"' \
+    _ "$SMBD_CONF" </dev/null || return 1
   for ((i = 0; i < 500; i++)); do
     if ss -Hltn "sport = :$port" | grep -q .; then
       return 0
@@ -72,6 +81,39 @@ CONF
 
 helpers_smbd_pid() { # <dir>
   cat "$1/pid/smbd.pid" 2>/dev/null
+}
+
+# helpers_smbd_conn_children DIR: the main smbd's children that serve a connection, one PID a
+# line (they keep the name 'smbd'; smbd-notifyd and cleanupd have names of their own), exiting
+# ones included: a count taken while they exit is too high, so wait for a stable count
+helpers_smbd_conn_children() { # <dir>
+  local main
+  main=$(helpers_smbd_pid "$1") || return 1
+  [[ -n $main ]] || return 1
+  pgrep -x -P "$main" smbd || true
+}
+
+# helpers_smbd_serving DIR PORT PID: the main smbd's children that hold the server end of one
+# of PID's established TCP connections to PORT, one PID a line (sorted, each once). Counts only
+# this test's server and this client, whatever else runs on the machine.
+helpers_smbd_serving() { # <dir> <port> <client pid>
+  local main
+  main=$(helpers_smbd_pid "$1") || return 1
+  [[ -n $main ]] || return 1
+  ss -Htnp state established "( sport = :$2 or dport = :$2 )" |
+    awk -v port="$2" -v client="pid=$3," '
+      function portof(a,  n, x) { n = split(a, x, ":"); return x[n] }
+      # server side: local port is PORT; remember which process holds each peer port
+      portof($3) == port && match($0, /pid=[0-9]+/) {
+        server[portof($4)] = substr($0, RSTART + 4, RLENGTH - 4)
+      }
+      portof($4) == port && index($0, client) { mine[portof($3)] = 1 }
+      END { for (p in mine) if (p in server) print server[p] }' |
+    sort -un |
+    while read -r p; do
+      [[ $(ps -o ppid= -p "$p" 2>/dev/null) -eq $main ]] && echo "$p"
+    done
+  return 0
 }
 
 helpers_smbd_stop() { # <dir>
