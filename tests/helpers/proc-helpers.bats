@@ -147,9 +147,9 @@ start_tree() {
 }
 
 @test "an unknown unit or process gives ok:false and exit 1" {
-  run --separate-stderr "$H/cgcpu" -u no-such-unit-$$.service
+  run --separate-stderr "$H/cgcpu" -g no-such-cgroup-$$
   assert_equal "$status" 1
-  jq_e '.ok == false and (.error | test("no-such-unit")) and .cpu_us == null' <<<"$output"
+  jq_e '.ok == false and (.error | test("no-such-cgroup")) and .cpu_us == null' <<<"$output"
   run --separate-stderr "$H/pss-sum" -p 999999999
   assert_equal "$status" 1
   jq_e '.ok == false and .processes == null' <<<"$output"
