@@ -73,6 +73,9 @@ measure_command() {
   common_have jq || die "'jq' is missing: run ./start-samba.sh (it installs what the kit needs)"
   registry_load
   measure_load "$KIT_ROOT"
+  # the traps may fire inside a redirection (a probe's 2>>raw/NAME.err): keep the real stderr
+  # shellcheck disable=SC2034 # read by run_exit (lib/run.sh)
+  exec {RUN_STDERR_FD}>&2
   trap run_exit EXIT
   trap 'run_signal INT' INT
   trap 'run_signal TERM' TERM

@@ -133,6 +133,9 @@ run_exit() {
   local rc=$?
   # the cleanup must go on when a message cannot be written (a dropped terminal)
   set +e
+  # a signal may have come while stderr was redirected (a probe's 2>>raw/NAME.err): the
+  # messages go to the run's own stderr
+  if [[ -n ${RUN_STDERR_FD:-} ]]; then exec 2>&"$RUN_STDERR_FD"; fi
   trap '' INT TERM HUP PIPE
   [[ ${RUN_DONE:-0} != 1 && -n ${RUN_DIR:-} && -d ${RUN_DIR:-} ]] || return "$rc"
   log ""
