@@ -1,0 +1,252 @@
+# lib/compare.sh: compare results folders: figures, change and a rank-test verdict per
+# metric, and what differs between the runs. Sourced; defines functions only. Needs
+# lib/common.sh and jq; reads only the folders it is given (no settings, no server).
+#
+# Entry: compare_main [-h] [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
+# Writes DIR/compare.json and DIR/compare.md and prints compare.md. Default DIR:
+# compare-<YYYYmmdd-HHMMSS> beside RUN_A (for runs of the kit: in its results/ folder, next to
+# the runs it compares), so a comparison needs no settings and works on copied folders.
+# Return: 0 no metric worse with confidence, 1 at least one worse; exits 2 on bad input
+# (or when the comparison cannot be written).
+
+COMPARE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# compare_usage: the synopsis of compare, on stdout.
+compare_usage() {
+  cat <<'EOF'
+Usage: test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
+
+Compares results folders (results/<YYYYmmdd-HHMMSS>/) metric by metric against RUN_A: the
+median, min-max and number of repeats of each run, the change of the median in %, and a
+verdict from a two-sided Mann-Whitney U test over the repeats: "better", "worse", "no
+difference shown" (~) or "not enough repeats to tell". Above the figures: the settings,
+smb.conf parameters and system facts that differ between the runs. No server is needed.
+
+  -c CONFIDENCE  confidence in percent (50-99.9, default 95)
+  -o DIR         write compare.md and compare.json into DIR (default: a new
+                 compare-<YYYYmmdd-HHMMSS> folder beside RUN_A)
+
+Exit status: 0 no metric is worse with confidence, 1 at least one is, 2 bad input
+(not a run, an incomplete run, fewer than two runs) or nothing could be written.
+EOF
+}
+
+# compare_bad MSG...: one line on stderr, git style, then exit 2 (bad input).
+compare_bad() {
+  printf 'error: %s\n' "$*" >&2
+  exit 2
+}
+
+# compare_unquote TEXT: print TEXT with shell quoting removed ('...', $'...', "...", \x),
+# without expanding or running anything: settings.env is data, maybe from someone else.
+compare_unquote() {
+  local s=$1 out='' rest body esc i=0 n=${#1}
+  while ((i < n)); do
+    case ${s:i:1} in
+      \\)
+        out+=${s:i+1:1}
+        ((i += 2))
+        ;;
+      "'")
+        rest=${s:i+1}
+        body=${rest%%"'"*}
+        out+=$body
+        ((i += ${#body} + 2))
+        ;;
+      '$')
+        if [[ ${s:i+1:1} == "'" ]]; then
+          rest=${s:i+2}
+          body=''
+          while [[ -n $rest && ${rest:0:1} != "'" ]]; do
+            if [[ ${rest:0:1} == \\ ]]; then
+              body+=${rest:0:2}
+              rest=${rest:2}
+            else
+              body+=${rest:0:1}
+              rest=${rest:1}
+            fi
+          done
+          printf -v esc '%b' "${body//\\\'/\'}"
+          out+=$esc
+          ((i += ${#body} + 3))
+        else
+          out+='$'
+          ((i += 1))
+        fi
+        ;;
+      '"')
+        rest=${s:i+1}
+        body=''
+        while [[ -n $rest && ${rest:0:1} != '"' ]]; do
+          if [[ ${rest:0:1} == \\ && ${rest:1:1} == [\\\"\$\`] ]]; then
+            body+=${rest:1:1}
+            rest=${rest:2}
+            ((i += 1))
+          else
+            body+=${rest:0:1}
+            rest=${rest:1}
+          fi
+          ((i += 1))
+        done
+        out+=$body
+        ((i += 2))
+        ;;
+      *)
+        out+=${s:i:1}
+        ((i += 1))
+        ;;
+    esac
+  done
+  printf '%s' "$out"
+}
+
+# compare_settings_json FILE: settings.env (KEY=VALUE lines, values quoted with printf %q) as
+# one JSON object, parsed as data: nothing in it is sourced or run. {} when FILE is missing.
+compare_settings_json() {
+  local line key
+  local -a args=()
+  if [[ -f $1 ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      [[ $line =~ ^[[:space:]]*(export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$ ]] || continue
+      key=${BASH_REMATCH[2]}
+      args+=("$key" "$(compare_unquote "${BASH_REMATCH[3]}")")
+    done <"$1"
+  fi
+  jq -cn '[$ARGS.positional | _nwise(2) | {(.[0]): .[1]}] | add // {}' --args "${args[@]}"
+}
+
+# compare_smbconf_json FILE: an smb.conf recorded in a run (RUN/smb.conf) as
+# {"[section] name": value}, names lower case with single spaces; the one share section is
+# called [share] so runs with different share names compare. null when FILE is missing.
+compare_smbconf_json() {
+  [[ -f $1 ]] || {
+    echo null
+    return 0
+  }
+  awk '
+    /^[[:space:]]*[#;]/ || /^[[:space:]]*$/ { next }
+    /^[[:space:]]*\[/ { s = $0; gsub(/^[[:space:]]*\[|\][[:space:]]*$/, "", s); s = tolower(s)
+                        if (s != "global") s = "share"; next }
+    index($0, "=") { n = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
+      gsub(/^[[:space:]]+|[[:space:]]+$/, "", n); gsub(/[[:space:]]+/, " ", n)
+      gsub(/^[[:space:]]+|[[:space:]]+$/, "", v)
+      printf "[%s] %s\t%s\n", (s == "" ? "global" : s), tolower(n), v }
+  ' "$1" | jq -Rcn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
+}
+
+# compare_check_run DIR: exit 2 naming DIR unless it is a finished run folder.
+compare_check_run() {
+  local dir=$1 f why
+  [[ -e $dir ]] || compare_bad "'$dir' does not exist"
+  [[ -d $dir ]] || compare_bad "'$dir' is not a run folder (not a directory)"
+  if [[ -e $dir/INCOMPLETE ]]; then
+    why=$(head -n 1 "$dir/INCOMPLETE" 2>/dev/null | tr -d '\r')
+    compare_bad "'$dir' is an incomplete run${why:+: $why}"
+  fi
+  [[ -f $dir/system.json ]] || compare_bad "'$dir' is not a run folder (no system.json)"
+  jq -e 'type == "object"' "$dir/system.json" >/dev/null 2>&1 ||
+    compare_bad "'$dir/system.json' is not a JSON object"
+  compgen -G "$dir/metrics/*.json" >/dev/null || compare_bad "'$dir' is not a run folder (no metrics/*.json)"
+  for f in "$dir"/metrics/*.json; do
+    jq -e 'type == "object"' "$f" >/dev/null 2>&1 || compare_bad "'$f' is not a JSON object"
+  done
+}
+
+# compare_run_json DIR LABEL: one run as the object lib/compare.jq reads.
+compare_run_json() {
+  local dir=$1
+  jq -cn --arg lab "$2" --arg path "$dir" \
+    --argjson settings "$(compare_settings_json "$dir/settings.env")" \
+    --argjson smbconf "$(compare_smbconf_json "$dir/smb.conf")" \
+    --slurpfile system "$dir/system.json" \
+    '{"label": $lab, path: $path, settings: $settings, smbconf: $smbconf, system: $system[0],
+      metrics: (reduce inputs as $m ({};
+        .[$m.metric // (input_filename | split("/") | last | rtrimstr(".json"))] = $m))}' \
+    "$dir"/metrics/*.json
+}
+
+# compare_out_dir RUN_A: print a new folder compare-<YYYYmmdd-HHMMSS>[-N] beside RUN_A.
+compare_out_dir() {
+  local parent base try i
+  parent=$(dirname -- "${1%/}")
+  base=$parent/compare-$(date +%Y%m%d-%H%M%S)
+  for ((i = 1; i <= 50; i++)); do
+    try=$base
+    ((i == 1)) || try=$base-$i
+    if mkdir -- "$try" 2>/dev/null; then
+      printf '%s\n' "$try"
+      return 0
+    fi
+  done
+  compare_bad "cannot make a folder '$base' beside '$1': use -o DIR"
+}
+
+# compare_main [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
+compare_main() {
+  local conf=95 out='' dir i tmp status
+  local labels=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+  local -a runs=()
+  # options may come before or after the folders (git style); '--' ends them
+  while (($#)); do
+    case $1 in
+      -h | --help)
+        compare_usage
+        return 0
+        ;;
+      -c | -o)
+        (($# >= 2)) || compare_bad "compare: option '$1' needs a value"
+        if [[ $1 == -c ]]; then conf=$2; else out=$2; fi
+        shift 2
+        ;;
+      --)
+        shift
+        runs+=("$@")
+        break
+        ;;
+      -?*) compare_bad "compare: unknown option '$1'" ;;
+      *)
+        runs+=("$1")
+        shift
+        ;;
+    esac
+  done
+  set -- "${runs[@]}"
+  if ! [[ $conf =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson c "$conf" '$c >= 50 and $c <= 99.9' >/dev/null; then
+    compare_bad "compare: confidence '$conf' must be a number from 50 to 99.9"
+  fi
+  (($# >= 2)) || compare_bad "compare needs at least two run folders (see 'test-samba.sh compare -h')"
+  (($# <= ${#labels})) || compare_bad "compare takes at most ${#labels} run folders"
+  for dir in "$@"; do compare_check_run "$dir"; done
+  if [[ -n $out ]]; then
+    mkdir -p -- "$out" 2>/dev/null || compare_bad "cannot make the folder '$out'"
+  else
+    out=$(compare_out_dir "$1") || exit 2
+  fi
+  tmp=$(mktemp -d)
+  i=0
+  for dir in "$@"; do
+    compare_run_json "$dir" "${labels:i:1}" >"$tmp/run-$(printf %02d "$i").json" ||
+      compare_bad "cannot read the run '$dir'"
+    ((i += 1))
+  done
+  status=0
+  jq -s -L "$COMPARE_LIB" --argjson confidence "$conf" -f "$COMPARE_LIB/compare.jq" \
+    "$tmp"/run-*.json >"$tmp/compare.json" || status=$?
+  if ((status == 0)); then
+    jq -r -f "$COMPARE_LIB/compare-md.jq" "$tmp/compare.json" >"$tmp/compare.md" || status=$?
+  fi
+  if ((status != 0)); then
+    rm -rf -- "$tmp"
+    compare_bad "compare: jq could not read the runs given (see above)"
+  fi
+  cp -- "$tmp/compare.json" "$tmp/compare.md" "$out/" || {
+    rm -rf -- "$tmp"
+    compare_bad "cannot write into '$out'"
+  }
+  cat -- "$tmp/compare.md"
+  log "compare: wrote '$out/compare.md' and '$out/compare.json'"
+  status=0
+  jq -e '.worse' "$tmp/compare.json" >/dev/null && status=1
+  rm -rf -- "$tmp"
+  return "$status"
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Usage: lib/html.sh RUN_DIR
+#        lib/html.sh --compare DIR
+# Summary: write report.html (or compare.html): the Markdown report with its charts inline
+#
+# Turns RUN_DIR/report.md (DIR/compare.md) into ONE self-contained HTML file: CSS inline, every
+# chart of charts/index.json (lib/charts.sh) inline as SVG, no script, font or URL fetched;
+# readable on a phone (viewport, tables scroll) and printed (@media print). Charts go where
+# the Markdown links them (![title](charts/x.svg)); when it links none, after the heading of
+# their metric's section (under a heading that names the metric in `code`), else in a last
+# section "Charts".
+# Markdown renderer: cmark-gfm (tables extension), else python3's markdown module, else cmark
+# (tables then show as text). Raw HTML in the Markdown is never passed through.
+#
+# Exit status: 0 written, 1 not written (no report, no renderer), 2 usage error.
+
+HTML_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# html_renderer: print the Markdown renderer to use (cmark-gfm, python3-markdown, cmark); 1 if none.
+html_renderer() {
+  if command -v cmark-gfm >/dev/null 2>&1; then
+    echo cmark-gfm
+  elif command -v python3 >/dev/null 2>&1 && python3 -c 'import markdown' >/dev/null 2>&1; then
+    echo python3-markdown
+  elif command -v cmark >/dev/null 2>&1; then
+    echo cmark
+  else
+    return 1
+  fi
+}
+
+# html_render RENDERER: Markdown on stdin to an HTML fragment on stdout. Raw HTML is dropped
+# (cmark's safe default) or escaped (python3-markdown passes it through, so '<' is escaped first).
+html_render() {
+  case $1 in
+    cmark-gfm) cmark-gfm -e table --to html ;;
+    python3-markdown) sed 's/</\&lt;/g' | python3 -m markdown -x tables ;;
+    cmark) cmark --to html ;;
+  esac
+}
+
+# html_md_with_charts DIR MD_FILE: print MD_FILE with the chart lines of DIR/charts/index.json
+# put in, unless the Markdown links charts itself (then only a missing-charts line is added).
+html_md_with_charts() {
+  local dir=$1 md=$2 index=null
+  [[ -s $dir/charts/index.json ]] && index=$(jq -c . "$dir/charts/index.json" 2>/dev/null || echo null)
+  if [[ $index == null ]]; then
+    index='{"why":"lib/charts.sh did not run","charts":[],"not_drawn":[]}'
+  fi
+  if grep -q '](charts/' "$md"; then
+    cat "$md"
+    return 0
+  fi
+  # one block per metric: "@@metric<TAB>line" rows, then the report with them after headings
+  jq -r -L "$HTML_LIB" 'include "charts";
+    . as $i
+    | ("@@top\t" + (charts_none_md($i))),
+      ([$i.charts[]?.metric, $i.not_drawn[]?.metric] | reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end)
+       | .[] as $m
+       | ("@@" + $m + "\t" + (charts_md($i; $m))))' <<<"$index" |
+    awk -F '\t' '
+      FNR == NR { k = substr($1, 3); if (!(k in block)) order[++n] = k
+                  block[k] = block[k] substr($0, length($1) + 2) "\n"; next }
+      /^#+ / && pending != "" { printf "%s\n", block[pending]; pending = "" }
+      { print }
+      !top && /^# / { top = 1; if ("top" in block) printf "%s", block["top"]; placed["top"] = 1; next }
+      /^#+ / {
+        for (i = 1; i <= n; i++) { m = order[i]
+          if (!(m in placed) && (index($0, "`" m "`") || $0 ~ ("^#+ " m "$"))) { pending = m; placed[m] = 1; break } }
+      }
+      END {
+        if (pending != "") printf "\n%s", block[pending]
+        if (!("top" in placed) && ("top" in block)) printf "%s", block["top"]
+        for (i = 1; i <= n; i++) if (!(order[i] in placed) && order[i] != "top") { rest = rest "\n### " order[i] "\n" block[order[i]] }
+        if (rest != "") printf "\n## Charts\n%s", rest
+      }' - "$md"
+}
+
+# html_inline_svgs DIR: on stdin the rendered HTML; replace each <img> of charts/NAME.svg with
+# the picture itself (a figure with inline SVG, its ids made unique per chart), or with a line
+# when the file is missing; any other <img> is dropped (the page fetches nothing).
+html_inline_svgs() {
+  awk -v dir="$1" '
+    function attr(s, a,   r) {
+      if (match(s, a "=\"[^\"]*\"")) { r = substr(s, RSTART + length(a) + 2, RLENGTH - length(a) - 3); return r }
+      return ""
+    }
+    function svg(file, alt, p,   line, out) {
+      out = ""
+      while ((getline line < file) > 0) {
+        if (line ~ /^<\?xml/) continue
+        gsub(/id=\x27/, "id=\x27" p, line); gsub(/id="/, "id=\"" p, line)
+        gsub(/href=\x27#/, "href=\x27#" p, line); gsub(/href="#/, "href=\"#" p, line)
+        gsub(/url\(#/, "url(#" p, line)
+        sub(/<title>Gnuplot<\/title>/, "<title>" alt "</title>", line)
+        sub(/^<svg /, "<svg role=\"img\" aria-label=\"" alt "\" ", line)
+        out = out line "\n"
+      }
+      close(file)
+      return out
+    }
+    /<img [^>]*src="charts\/[A-Za-z0-9._-]+\.svg"/ {
+      src = attr($0, "src"); alt = attr($0, "alt"); f = dir "/" src
+      if ((getline probe < f) > 0) {
+        close(f); n++
+        print "<figure class=\"chart\">"
+        printf "%s", svg(f, alt, "c" n "-")
+        print "</figure>"
+      } else {
+        print "<p>chart: " alt " not drawn (no file " src ").</p>"
+      }
+      next
+    }
+    /<img / { gsub(/<img [^>]*>/, "") }
+    { print }'
+}
+
+# html_page TITLE: wrap the HTML fragment on stdin into a whole page with the inline style.
+html_page() {
+  local title=$1
+  title=${title//&/&amp;} title=${title//</&lt;}
+  cat <<EOF
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<style>
+body { margin: 0; color: #1a1a1a; background: #fff; font: 16px/1.5 system-ui, "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
+main { max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; }
+h1 { font-size: 1.5rem; line-height: 1.25; }
+h2 { font-size: 1.25rem; margin-top: 2.2rem; padding-bottom: 0.2rem; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.05rem; }
+.scroll { overflow-x: auto; margin: 0.8rem 0; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; }
+td.pass { background: #e6f4ea; color: #0b5e26; font-weight: 600; }
+td.fail { background: #fde7e7; color: #a00; }
+td.skip, td.unsure { background: #f6f6f6; color: #555; }
+code { font-size: 0.9em; background: #f4f4f4; padding: 0 0.2em; }
+blockquote { margin: 1rem 0; padding: 0.3rem 1rem; border-left: 4px solid #d62728; background: #fff4f4; }
+figure.chart { margin: 1rem 0; }
+figure.chart svg { display: block; width: 100%; max-width: 800px; height: auto; }
+@media print {
+  body { font-size: 10.5pt; }
+  main { max-width: none; padding: 0; }
+  .scroll { overflow: visible; }
+  h2, h3 { break-after: avoid; }
+  figure.chart, table { break-inside: avoid; }
+}
+</style>
+</head>
+<body>
+<main>
+EOF
+  cat
+  printf '</main>\n</body>\n</html>\n'
+}
+
+# html_write DIR NAME: write DIR/NAME.html from DIR/NAME.md and DIR/charts/; 1 on failure.
+html_write() {
+  local dir=$1 name=$2 renderer title tmp
+  [[ -f $dir/$name.md ]] || {
+    printf "error: no report '%s'\n" "$dir/$name.md" >&2
+    return 1
+  }
+  renderer=$(html_renderer) || {
+    printf "error: cannot write '%s': no Markdown renderer (install cmark-gfm or python3-markdown)\n" "$dir/$name.html" >&2
+    return 1
+  }
+  title=$(sed -n 's/^# //p' "$dir/$name.md" | head -n 1)
+  tmp=$(mktemp "$dir/.$name.html.XXXXXX") || return 1
+  if ! html_md_with_charts "$dir" "$dir/$name.md" | html_render "$renderer" |
+    sed -e 's/<table>/<div class="scroll"><table>/' -e 's#</table>#</table></div>#' \
+      -e 's#^<td>PASS</td>#<td class="pass">PASS</td>#' \
+      -e 's#^<td><strong>FAIL</strong></td>#<td class="fail"><strong>FAIL</strong></td>#' \
+      -e 's#^<td>\(SKIP\|INCOMPLETE\|unsure\)</td>#<td class="skip">\1</td>#' |
+    html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
+    rm -f "$tmp"
+    printf "error: cannot write '%s'\n" "$dir/$name.html" >&2
+    return 1
+  fi
+  chmod 644 "$tmp"
+  mv -f "$tmp" "$dir/$name.html"
+}
+
+main() {
+  case ${1:-} in
+    -h | --help)
+      sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"
+      ;;
+    --compare)
+      (($# == 2)) || {
+        echo "usage: lib/html.sh RUN_DIR | --compare DIR" >&2
+        exit 2
+      }
+      html_write "$2" compare
+      ;;
+    '' | -*)
+      echo "usage: lib/html.sh RUN_DIR | --compare DIR" >&2
+      exit 2
+      ;;
+    *)
+      (($# == 1)) || {
+        echo "usage: lib/html.sh RUN_DIR | --compare DIR" >&2
+        exit 2
+      }
+      html_write "$1" report
+      ;;
+  esac
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  set -euo pipefail
+  main "$@"
+fi

@@ -1,0 +1,230 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# tests/compare/compare.bats: 'compare' (lib/compare.sh) on fixture run folders in the repeats
+# format: clearly different (8 repeats each, no overlap), clearly the same (overlapping), too
+# few repeats (3 and 1), and folders that are not finished runs.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  FIX=$KIT_ROOT/tests/fixtures
+  OUT="$BATS_TEST_TMPDIR/out dir"
+}
+
+# compare ARG...: the compare entry as test-samba.sh will call it.
+compare() {
+  bash -c 'source "$1/lib/common.sh"; source "$1/lib/compare.sh"; shift; compare_main "$@"' \
+    compare "$KIT_ROOT" "$@"
+}
+
+# copy_fixture NAME: copy tests/fixtures/NAME into a folder with a space in its name; print it.
+copy_fixture() {
+  local dir="$BATS_TEST_TMPDIR/results dir/$1"
+  mkdir -p "$dir"
+  cp -R "$FIX/$1/." "$dir/"
+  printf '%s\n' "$dir"
+}
+
+# verdict FILE METRIC [I]: the verdict of METRIC of the I-th run against the first (I=1).
+verdict() {
+  jq -r --arg m "$2" --argjson i "${3:-1}" '.metrics[] | select(.metric == $m) | .versus[$i - 1].verdict' "$1"
+}
+
+@test "compare: clearly different runs give worse, better, no difference and exit 1" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-diff"
+  assert_failure 1
+  assert_equal "$(verdict "$OUT/compare.json" login)" worse
+  assert_equal "$(verdict "$OUT/compare.json" metadata)" better
+  assert_equal "$(verdict "$OUT/compare.json" memory)" better # lower is better (target <=)
+  assert_equal "$(verdict "$OUT/compare.json" concurrency)" "no difference shown"
+  assert_equal "$(verdict "$OUT/compare.json" seqwrite)" "not measured"
+  run jq -e '.worse == true and .test.confidence == 95 and .test.alpha == 0.05 and .test.needs_n == 4
+    and (.metrics[] | select(.metric == "login") | .runs[1].median == 310.5 and .runs[1].n == 8
+      and .runs[1].min == 298 and .runs[1].max == 322 and .versus[0].p < 0.001
+      and (.versus[0].change_pct * 10 | round) == -244)' "$OUT/compare.json"
+  assert_success
+  run cat "$OUT/compare.md"
+  assert_line '| login | logins/s | 410.5 (398–421, n=8) | 310.5 (298–322, n=8) | −24.4 % worse (p<0.001, n=8+8) |'
+  assert_line '| memory | MB | 0.615 (0.6–0.64, n=8) | 0.515 (0.5–0.54, n=8) | −16.3 % better (p<0.001, n=8+8) |'
+  assert_line --partial '| concurrency | clients | 4 (4–4, n=8) | 4 (4–4, n=8) | ±0 % ~ no difference shown (p=1, n=8+8) |'
+  assert_line --partial 'At least one metric is worse with confidence (exit status 1).'
+}
+
+@test "compare: the table is printed and the same as compare.md" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-diff"
+  assert_failure 1
+  assert_equal "$output" "$(cat "$OUT/compare.md")"
+  assert_equal "$stderr" "compare: wrote '$OUT/compare.md' and '$OUT/compare.json'"
+}
+
+@test "compare: overlapping runs with the same settings show no difference and exit 0" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-same"
+  assert_success
+  run jq -r '[.metrics[].versus[0].verdict] | unique | join(",")' "$OUT/compare.json"
+  assert_output 'no difference shown,not measured'
+  run cat "$OUT/compare.md"
+  assert_line 'Nothing differs in the settings, the recorded smb.conf or the system between these runs.'
+  assert_line --partial '| login | logins/s | 410.5 (398–421, n=8) | 409.5 (399–420, n=8) | −0.2 % ~ no difference shown (p=0.959, n=8+8) |'
+  refute_line --partial '% worse'
+  refute_line --partial '% better'
+}
+
+@test "compare: 3 repeats each cannot show a difference at 95 %, however far apart" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-few-a" "$FIX/compare-few-b"
+  assert_success
+  assert_equal "$(verdict "$OUT/compare.json" login)" "not enough repeats to tell"
+  assert_equal "$(verdict "$OUT/compare.json" memory)" "not enough repeats to tell"
+  run jq -e '.metrics[] | select(.metric == "login") | .versus[0]
+    | .p == 0.1 and .min_p == 0.1 and .needs_n == 4 and .needs_n_other == 5' "$OUT/compare.json"
+  assert_success
+  run cat "$OUT/compare.md"
+  assert_line --partial '| login | logins/s | 402 (398–415, n=3) | 301 (298–315, n=3) | −25.1 % ? not enough repeats to tell (n=3+3: the smallest possible p is 0.1; needs n ≥ 4 in each run, or n ≥ 5 against the reference'"'"'s A) |'
+}
+
+@test "compare: a run without repeats is one repeat; old-format runs compare too" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-one"
+  assert_success
+  assert_equal "$(verdict "$OUT/compare.json" login)" "not enough repeats to tell"
+  run jq -e '.metrics[] | select(.metric == "login") | .runs[1].n == 1 and .runs[1].median == 300
+    and .versus[0].needs_n_other == 2' "$OUT/compare.json"
+  assert_success
+  run --separate-stderr compare -o "$OUT/old" "$FIX/run-pass" "$FIX/run-fail"
+  assert_success
+  run jq -r '.metrics[] | "\(.metric) \(.versus[0].verdict)"' "$OUT/old/compare.json"
+  assert_output $'login not enough repeats to tell\nmetadata not measured\nconcurrency not enough repeats to tell\nmemory not measured'
+  run cat "$OUT/old/compare.md"
+  assert_line --partial '| memory | MB | 0.61 (n=1) | not in this run | not measured |'
+}
+
+@test "compare: what differs lists settings, smb.conf parameters and system facts" {
+  run --separate-stderr compare -o "$OUT" "$FIX/compare-ref" "$FIX/compare-same" "$FIX/compare-diff"
+  assert_failure 1
+  run cat "$OUT/compare.md"
+  assert_line '| what | A | B | C |'
+  assert_line '| setting ENCRYPTION | no | no | yes |'
+  assert_line '| setting SAMBA_GLOBAL_PARAMS | (empty) | (empty) | aio read size = 1; socket options = TCP_NODELAY |'
+  assert_line '| smb.conf [global] aio read size | (not set) | (not set) | 1 |'
+  assert_line '| system Samba | 4.17.12-Debian | 4.17.12-Debian | 4.19.5-Debian |'
+  assert_line '| system kernel | 6.1.0-28-amd64 | 6.1.0-28-amd64 | 6.6.0-test |'
+  assert_line '| metric | unit | A | B | B vs A | C | C vs A |'
+  refute_line --partial 'setting TEST_PORT'
+  run jq -e '[.differences[] | .kind + " " + .key] == ["setting ENCRYPTION",
+    "setting SAMBA_GLOBAL_PARAMS", "smb.conf [global] aio read size", "smb.conf [global] socket options", "system Samba",
+    "system kernel"]' "$OUT/compare.json"
+  assert_success
+  assert_equal "$(verdict "$OUT/compare.json" login 1)" "no difference shown"
+  assert_equal "$(verdict "$OUT/compare.json" login 2)" worse
+}
+
+@test "compare: settings.env is read as data: command substitutions are shown, never run" {
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-same)
+  # shellcheck disable=SC2016 # the $(...) and backticks must stay literal
+  printf '%s\n' 'EVIL=$(touch '"$BATS_TEST_TMPDIR"'/pwned)' 'TICK=`touch '"$BATS_TEST_TMPDIR"'/pwned2`' \
+    "QUOTED=\$'a\\tb'\\ c" >>"$b/settings.env"
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  assert_success
+  assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+  assert [ ! -e "$BATS_TEST_TMPDIR/pwned2" ]
+  run jq -r '.differences[] | select(.key == "EVIL") | .values[1]' "$OUT/compare.json"
+  assert_output "\$(touch $BATS_TEST_TMPDIR/pwned)"
+  run jq -r '.differences[] | select(.key == "QUOTED") | .values[1]' "$OUT/compare.json"
+  assert_output $'a\tb c'
+}
+
+@test "compare: settings.env values in printf %q quoting are decoded" {
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/compare.sh"
+    for q in "1\\ 4" "'"''"'" "'"'it'\\''s'"'" "\$'"'a\\nb'"'" "\"x \\\"y\\\" \\\$z\"" "plain"; do
+      printf "[%s]\n" "$(compare_unquote "$q")"; done' _ "$KIT_ROOT"
+  assert_success
+  assert_output $'[1 4]\n[]\n[it\'s]\n[a\nb]\n[x "y" $z]\n[plain]'
+}
+
+@test "compare: without -o the comparison goes into compare-<time> beside the first run" {
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-same)
+  run --separate-stderr compare "$a" "$b"
+  assert_success
+  run --separate-stderr compare "$a" "$b"
+  assert_success
+  run bash -c 'ls -d "$1"/compare-2*/compare.md | wc -l' _ "$BATS_TEST_TMPDIR/results dir"
+  assert_output 2
+}
+
+@test "compare: a stricter confidence can turn a difference into none shown" {
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-same)
+  jq -c '.repeats = [1,2,3,4,6] | .value = 3' "$a/metrics/login.json" >"$a/metrics/l" && mv "$a/metrics/l" "$a/metrics/login.json"
+  jq -c '.repeats = [5,7,8,9,10] | .value = 8' "$b/metrics/login.json" >"$b/metrics/l" && mv "$b/metrics/l" "$b/metrics/login.json"
+  run --separate-stderr compare -o "$OUT/95" "$a" "$b" # p = 4/252 = 0.016
+  assert_success
+  assert_equal "$(verdict "$OUT/95/compare.json" login)" better
+  run --separate-stderr compare -c 99 -o "$OUT/99" "$a" "$b"
+  assert_success
+  assert_equal "$(verdict "$OUT/99/compare.json" login)" "no difference shown"
+  run jq -e '.test.confidence == 99 and .test.needs_n == 5' "$OUT/99/compare.json"
+  assert_success
+}
+
+@test "compare: refuses fewer than two runs, naming the problem in one line" {
+  run --separate-stderr compare "$FIX/compare-ref"
+  assert_failure 2
+  assert_equal "$stderr" "error: compare needs at least two run folders (see 'test-samba.sh compare -h')"
+  run --separate-stderr compare
+  assert_failure 2
+}
+
+@test "compare: refuses folders that are not finished runs, before writing anything" {
+  a=$(copy_fixture compare-ref)
+  local bad="$BATS_TEST_TMPDIR/bad dir" want
+  mkdir -p "$bad/empty" "$bad/nometrics"
+  touch "$bad/afile"
+  cp "$FIX/compare-ref/system.json" "$bad/nometrics/"
+  inc=$(copy_fixture compare-same)
+  echo 'interrupted by SIGINT during metadata' >"$inc/INCOMPLETE"
+  badjson=$(copy_fixture compare-diff)
+  echo '{"metric": "login", ' >"$badjson/metrics/login.json"
+  for pair in "$bad/missing|'$bad/missing' does not exist" \
+    "$bad/afile|'$bad/afile' is not a run folder (not a directory)" \
+    "$bad/empty|'$bad/empty' is not a run folder (no system.json)" \
+    "$bad/nometrics|'$bad/nometrics' is not a run folder (no metrics/*.json)" \
+    "$inc|'$inc' is an incomplete run: interrupted by SIGINT during metadata" \
+    "$FIX/run-incomplete|'$FIX/run-incomplete' is an incomplete run: interrupted by the user (Ctrl-C) during 'metadata'" \
+    "$badjson|'$badjson/metrics/login.json' is not a JSON object"; do
+    want=${pair#*|}
+    run --separate-stderr compare "$a" "${pair%%|*}"
+    assert_failure 2
+    assert_equal "$stderr" "error: $want"
+    assert_equal "$output" ""
+  done
+  run bash -c 'ls -d "$1"/compare-2* 2>/dev/null | wc -l' _ "$BATS_TEST_TMPDIR/results dir"
+  assert_output 0
+}
+
+@test "compare: refuses unknown options and bad confidences; -h prints the usage" {
+  run --separate-stderr compare -x "$FIX/compare-ref" "$FIX/compare-same"
+  assert_failure 2
+  assert_equal "$stderr" "error: compare: unknown option '-x'"
+  for c in 0 100 abc 49.9; do
+    run --separate-stderr compare -c "$c" "$FIX/compare-ref" "$FIX/compare-same"
+    assert_failure 2
+    assert_equal "$stderr" "error: compare: confidence '$c' must be a number from 50 to 99.9"
+  done
+  run compare -h
+  assert_success
+  assert_line --index 0 'Usage: test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]'
+}
+
+@test "compare: options may follow the folders; '--' ends the options" {
+  run --separate-stderr compare "$FIX/compare-ref" "$FIX/compare-same" -o "$OUT" -c 90
+  assert_success
+  run jq -e '.test.confidence == 90 and (.runs | length) == 2' "$OUT/compare.json"
+  assert_success
+  run --separate-stderr compare -o "$OUT/dd" -- "$FIX/compare-ref" "$FIX/compare-diff"
+  assert_failure 1
+  run --separate-stderr compare "$FIX/compare-ref" "$FIX/compare-same" -o
+  assert_failure 2
+  assert_equal "$stderr" "error: compare: option '-o' needs a value"
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# tests/report/html.bats: report.html and compare.html (lib/html.sh) on fixture folders, looked
+# at in headless Chromium: a screenshot that is not blank, no console errors, nothing
+# fetched, the verdict table in the DOM, every chart with a drawing area, no sideways
+# scrolling on a phone.
+
+setup_file() {
+  load '../test_helper/common-setup'
+  _common_setup
+  load 'browser'
+  kit_require_cmd gnuplot jq cmark-gfm convert
+  [[ -n $(browser_bin) ]] || kit_require_cmd chromium
+  RUN="$BATS_FILE_TMPDIR/run dir"
+  CMP="$BATS_FILE_TMPDIR/compare dir"
+  mkdir -p "$RUN" "$CMP"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$RUN/"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-compare/." "$CMP/"
+  "$KIT_ROOT/lib/report-gen.sh" "$RUN"
+  "$KIT_ROOT/lib/charts.sh" "$RUN"
+  "$KIT_ROOT/lib/html.sh" "$RUN"
+  "$KIT_ROOT/lib/charts.sh" --compare "$CMP"
+  "$KIT_ROOT/lib/html.sh" --compare "$CMP"
+  local d=$BATS_FILE_TMPDIR
+  browser_shot "$RUN/report.html" "$d/report.png" 1200 3000 "$d/report.log"
+  browser_shot "$CMP/compare.html" "$d/compare.png" 1200 2000 "$d/compare.log"
+  browser_probe "$RUN/report.html" 390 800 >"$d/report.dom"
+  browser_probe "$CMP/compare.html" 390 800 >"$d/compare.dom"
+  export RUN CMP
+}
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  load 'browser'
+  kit_require_cmd gnuplot jq cmark-gfm convert
+  D=$BATS_FILE_TMPDIR
+}
+
+# probe_lines DOM: the probe's lines of a dumped DOM.
+probe_lines() {
+  sed -n '/<pre id="probe">/,/<\/pre>/p' "$1" | sed 's/<[^>]*>//g'
+}
+
+@test "html: report.html is one file with the report's text, every chart inline and nothing to fetch" {
+  local h=$RUN/report.html
+  # every chart of index.json is inline, once
+  [[ $(grep -c '<figure class="chart">' "$h") -eq $(jq '.charts | length' "$RUN/charts/index.json") ]]
+  [[ $(grep -c '<svg ' "$h") -eq 13 ]]
+  # nothing external: no script, stylesheet link, image source, url() or @import
+  run grep -Ei '<script|<link|<img|src=|@import|url\([^#]|href="[a-z]+:' "$h"
+  assert_output ''
+  # ids stay unique although every gnuplot SVG uses the same ones
+  [[ -z $(grep -o " id=['\"][^'\"]*" "$h" | sort | uniq -d) ]]
+  # the same text as report.md: each heading and each table row's first cell
+  local line n=0
+  while IFS= read -r line; do
+    grep -qF "$line" "$h" || fail "report.html lacks the heading '$line'"
+    n=$((n + 1))
+  done < <(sed -n 's/^#\{1,3\} \([^`(]*\).*/\1/p' "$RUN/report.md" | sed 's/ *$//')
+  while IFS= read -r line; do
+    grep -qE "<t[dh]>$line</t[dh]>" "$h" || fail "report.html lacks the table cell '$line'"
+    n=$((n + 1))
+  done < <(sed -n 's/^| \([a-z][a-z ]*[a-z]\) |.*/\1/p' "$RUN/report.md")
+  ((n >= 20))
+  grep -q '<meta name="viewport"' "$h"
+  grep -q '@media print' "$h"
+}
+
+@test "html: the charts sit in their metric's section, and a chart not drawn says why" {
+  run awk '/<h2>/ { h = $0 } /<figure class="chart">/ { getline; getline; print h }' "$RUN/report.html"
+  assert_line --index 0 --partial '<code>login</code>'
+  run sed -n '/<code>latency<\/code>)<\/h2>/,/<h2>/p' "$RUN/report.html"
+  assert_output --partial '<p>Charts not drawn: rate over time (no per-second data).</p>'
+  assert_output --partial 'aria-label="latency: latency distribution"'
+}
+
+@test "html: the page renders: a screenshot with colour, no console errors, nothing fetched" {
+  [[ -s $D/report.png ]]
+  (($(png_colours "$D/report.png") > 50))
+  run browser_console_errors "$D/report.log"
+  assert_output ''
+  run probe_lines "$D/report.dom"
+  assert_line 'resources 0'
+}
+
+@test "html: the verdict table is in the DOM with a class per verdict" {
+  run grep -c '<td class="pass">PASS</td>' "$D/report.dom"
+  assert_output 6
+  grep -q '<td class="fail"><strong>FAIL</strong></td>' "$D/report.dom"
+  grep -q '<th>Verdict</th>' "$D/report.dom"
+}
+
+@test "html: every inline chart has a drawing area, and a phone needs no sideways scrolling" {
+  run probe_lines "$D/report.dom"
+  local svgs
+  svgs=$(printf '%s\n' "${lines[@]}" | grep -c '^svg ')
+  ((svgs == 13))
+  # 'svg W H plot W H': the picture's box and the first plot's drawing, both non-empty
+  printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
+  printf '%s\n' "${lines[@]}" | awk '/^viewport/ { exit !($4 <= $2) }'
+}
+
+@test "html: the checks notice a blank page and a console error" {
+  local p=$BATS_TEST_TMPDIR
+  printf '<!DOCTYPE html><html><body></body></html>\n' >"$p/blank.html"
+  browser_shot "$p/blank.html" "$p/blank.png" 400 300 "$p/blank.log"
+  (($(png_colours "$p/blank.png") <= 2))
+  printf '<!DOCTYPE html><html><body><p>x</p><script>no_such_function();</script></body></html>\n' >"$p/bad.html"
+  browser_shot "$p/bad.html" "$p/bad.png" 400 300 "$p/bad.log"
+  run browser_console_errors "$p/bad.log"
+  assert_output --partial 'no_such_function is not defined'
+}
+
+@test "html: compare.html shows the comparison with a chart per metric" {
+  local h=$CMP/compare.html
+  [[ $(grep -c '<svg ' "$h") -eq 4 ]]
+  grep -q '<h1>Comparison of 3 runs</h1>' "$h"
+  grep -q '<p>Charts not drawn: runs side by side (no median for any run).</p>' "$h"
+  (($(png_colours "$D/compare.png") > 50))
+  run browser_console_errors "$D/compare.log"
+  assert_output ''
+  run probe_lines "$D/compare.dom"
+  assert_line 'resources 0'
+  printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
+}
+
+@test "html: the Markdown's own chart links are used; a link to a missing chart becomes a line" {
+  local dir="$BATS_TEST_TMPDIR/linked"
+  mkdir -p "$dir"
+  cp -R "$RUN/." "$dir/"
+  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg)\n\n![gone](charts/gone.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
+  run "$KIT_ROOT/lib/html.sh" "$dir"
+  assert_success
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 1 ]]
+  grep -q 'aria-label="the curve"' "$dir/report.html"
+  grep -q '<p>chart: gone not drawn (no file charts/gone.svg).</p>' "$dir/report.html"
+  run grep -c '<img' "$dir/report.html"
+  assert_output 0
+  # raw HTML in the Markdown is not passed through
+  run grep -c '<b>' "$dir/report.html"
+  assert_output 0
+}
+
+@test "html: without gnuplot the page says charts were not drawn; without a renderer no page" {
+  local dir="$BATS_TEST_TMPDIR/plain" bin=$BATS_TEST_TMPDIR/bin f
+  mkdir -p "$dir" "$bin"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+    [[ -x $f && ${f##*/} != gnuplot* && ${f##*/} != cmark* && ${f##*/} != python3* && ! -e $bin/${f##*/} ]] &&
+      ln -s "$f" "$bin/${f##*/}"
+  done
+  ln -s "$(command -v cmark-gfm)" "$bin/cmark-gfm"
+  PATH=$bin "$KIT_ROOT/lib/report-gen.sh" "$dir"
+  PATH=$bin "$KIT_ROOT/lib/charts.sh" "$dir"
+  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  assert_success
+  grep -q '<p>charts: not drawn (gnuplot not installed).</p>' "$dir/report.html"
+  run grep -c '<svg ' "$dir/report.html"
+  assert_output 0
+  grep -q '<td>login</td>' "$dir/report.html"
+  rm "$bin/cmark-gfm" "$dir/report.html"
+  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  assert_failure 1
+  assert_output "error: cannot write '$dir/report.html': no Markdown renderer (install cmark-gfm or python3-markdown)"
+  [[ ! -e $dir/report.html ]]
+}
+
+@test "html: usage and a folder without a report" {
+  run "$KIT_ROOT/lib/html.sh"
+  assert_failure 2
+  run "$KIT_ROOT/lib/html.sh" "$BATS_TEST_TMPDIR"
+  assert_failure 1
+  assert_output "error: no report '$BATS_TEST_TMPDIR/report.md'"
+}
+
+@test "html: without cmark-gfm python3's markdown module renders the same tables and charts" {
+  /usr/bin/python3 -c 'import markdown' 2>/dev/null || skip "python3-markdown is not installed"
+  local dir="$BATS_TEST_TMPDIR/py md" bin=$BATS_TEST_TMPDIR/bin f
+  mkdir -p "$dir" "$bin"
+  cp -R "$RUN/." "$dir/"
+  rm "$dir/report.html"
+  for f in /usr/bin/* /bin/*; do
+    [[ -x $f && ${f##*/} != cmark* && ! -e $bin/${f##*/} ]] && ln -s "$f" "$bin/${f##*/}"
+  done
+  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  assert_success
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 13 ]]
+  run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
+  assert_output 6
+  diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
+}

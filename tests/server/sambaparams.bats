@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2016,SC2030,SC2031 # $stderr is set by 'run --separate-stderr'; the bash -c scripts expand their own $1; each test exports its own settings
+# tests/server/sambaparams.bats: the Samba parameters under test (lib/sambaparams.sh), checked
+# with the real testparm: accepted lines, refused names and values, the kit's own parameters.
+# Starts no server (no lock needed).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  kit_require_cmd testparm
+  unset SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS
+}
+
+# params FUNCTION ARG...: run a lib/sambaparams.sh function in a fresh bash.
+params() {
+  bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"; shift; "$@"' \
+    params "$KIT_ROOT" "$@"
+}
+
+# refused KEY VALUE MESSAGE: setting KEY=VALUE fails the check with exactly MESSAGE, prints
+# nothing on stdout and leaves no temporary files.
+refused() {
+  run --separate-stderr env "$1=$2" bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+    sambaparams_validate' _ "$KIT_ROOT"
+  assert_failure 1
+  assert_equal "$stderr" "error: $3"
+  assert_equal "$output" ""
+  run find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'tmp.*'
+  assert_output ''
+}
+
+@test "sambaparams: the users' tuning lines pass and become indented smb.conf lines" {
+  export SAMBA_GLOBAL_PARAMS='aio read size = 1; socket options = SO_RCVBUF=131072 SO_SNDBUF=131072 TCP_NODELAY
+    min receivefile size=16384 ;smb2 leases = no'
+  export SAMBA_SHARE_PARAMS='aio write size = 16384'
+  run --separate-stderr params sambaparams_validate
+  assert_success
+  assert_equal "$stderr" ""
+  run params sambaparams_lines SAMBA_GLOBAL_PARAMS
+  assert_output $'  # SAMBA_GLOBAL_PARAMS (settings.conf): parameters under test\n  aio read size = 1\n  socket options = SO_RCVBUF=131072 SO_SNDBUF=131072 TCP_NODELAY\n  min receivefile size = 16384\n  smb2 leases = no'
+  run params sambaparams_lines SAMBA_SHARE_PARAMS
+  assert_output $'  # SAMBA_SHARE_PARAMS (settings.conf): parameters under test\n  aio write size = 16384'
+}
+
+@test "sambaparams: empty settings check clean and give no lines" {
+  export SAMBA_GLOBAL_PARAMS='' SAMBA_SHARE_PARAMS=' ; '
+  run --separate-stderr params sambaparams_validate
+  assert_success
+  run params sambaparams_lines SAMBA_GLOBAL_PARAMS
+  assert_output ''
+  run params sambaparams_lines SAMBA_SHARE_PARAMS
+  assert_output ''
+}
+
+@test "sambaparams: a file of parameters is read as data, comments skipped" {
+  local f="$BATS_TEST_TMPDIR/my params"
+  mkdir -p "$f"
+  f=$f/global.params
+  printf '# tuning from the 2009 blog\n; another comment\naio read size = 16384\n\n  aio write size = 16384\nx = $(touch %s/pwned)\n' \
+    "$BATS_TEST_TMPDIR" >"$f"
+  refused SAMBA_GLOBAL_PARAMS "$BATS_TEST_TMPDIR/nofile" \
+    "setting 'SAMBA_GLOBAL_PARAMS' names the file '$BATS_TEST_TMPDIR/nofile', which cannot be read"
+  f2=$BATS_TEST_TMPDIR/ok.params
+  head -n 5 "$f" >"$f2"
+  export SAMBA_GLOBAL_PARAMS=$f2
+  run --separate-stderr params sambaparams_validate
+  assert_success
+  run params sambaparams_lines SAMBA_GLOBAL_PARAMS
+  assert_output $'  # SAMBA_GLOBAL_PARAMS (settings.conf): parameters under test\n  aio read size = 16384\n  aio write size = 16384'
+  export SAMBA_GLOBAL_PARAMS=$f
+  run --separate-stderr params sambaparams_validate
+  assert_failure 1
+  assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+  printf 'aio read size = 1\n[perftest]\n' >"$f2"
+  refused SAMBA_GLOBAL_PARAMS "$f2" \
+    "setting 'SAMBA_GLOBAL_PARAMS' has '[perftest]': no [sections]; SAMBA_GLOBAL_PARAMS goes into [global], SAMBA_SHARE_PARAMS into the test share"
+}
+
+@test "sambaparams: unknown parameters are refused with the parameter named" {
+  refused SAMBA_GLOBAL_PARAMS 'aio read size = 1; aio raed size = 1' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio raed size = 1': unknown Samba parameter"
+  refused SAMBA_SHARE_PARAMS 'no such thing = yes' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'no such thing = yes': unknown Samba parameter"
+}
+
+@test "sambaparams: bad values are refused: yes/no, size, octal, enumerations, numbers" {
+  refused SAMBA_GLOBAL_PARAMS 'smb2 leases = maybe' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'smb2 leases = maybe': needs yes or no"
+  refused SAMBA_GLOBAL_PARAMS 'aio read size = 16k bytes' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio read size = 16k bytes': needs a size (a number, or with K, M or G)"
+  refused SAMBA_SHARE_PARAMS 'create mask = rwx' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'create mask = rwx': needs an octal number such as 0644"
+  refused SAMBA_GLOBAL_PARAMS 'server max protocol = SMB9' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'server max protocol = SMB9': testparm says: Ignoring invalid value 'SMB9' for parameter 'server max protocol'"
+  refused SAMBA_GLOBAL_PARAMS 'max connections = lots' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'max connections = lots': needs a number (Samba would read it as 0)"
+}
+
+@test "sambaparams: a [global] parameter in the share section is refused" {
+  refused SAMBA_SHARE_PARAMS 'smb2 leases = no' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'smb2 leases = no': a [global] parameter: put it in SAMBA_GLOBAL_PARAMS"
+}
+
+@test "sambaparams: the kit's own parameters are refused with the reason, synonyms and spelling included" {
+  refused SAMBA_GLOBAL_PARAMS 'smb ports = 445' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'smb ports = 445': the kit manages 'smb ports': the kit's test smbd listens only on SERVER_ADDR:TEST_PORT"
+  refused SAMBA_GLOBAL_PARAMS 'LockDir = /tmp' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'LockDir = /tmp': the kit manages 'LockDir': a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)"
+  refused SAMBA_SHARE_PARAMS 'directory = /' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'directory = /': the kit manages 'directory': a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)"
+  refused SAMBA_SHARE_PARAMS 'write ok = no' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'write ok = no': the kit manages 'write ok': the tests write to the share"
+  refused SAMBA_GLOBAL_PARAMS 'server signing = mandatory' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'server signing = mandatory': the kit manages 'server signing': set it with the kit's setting SIGNING"
+  refused SAMBA_SHARE_PARAMS 'smb encrypt = required' \
+    "setting 'SAMBA_SHARE_PARAMS' has bad parameter 'smb encrypt = required': the kit manages 'smb encrypt': set it with the kit's setting ENCRYPTION"
+  refused SAMBA_GLOBAL_PARAMS 'include = /etc/samba/smb.conf' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'include = /etc/samba/smb.conf': the kit manages 'include': the kit's smb.conf must be the whole configuration of the test smbd"
+  refused SAMBA_GLOBAL_PARAMS 'passdb backend = smbpasswd' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'passdb backend = smbpasswd': the kit manages 'passdb backend': the kit's login and its test account depend on it"
+}
+
+@test "sambaparams: testparm's own names catch a synonym of a managed parameter the list lacks" {
+  # sambaparams_testparm alone, without the name list: 'lock dir' and 'writable' resolve to
+  # 'lock directory' and 'read only' (testparm shows only values that differ from the
+  # default: 'writable = no' is the default 'read only = yes', so the name list stays needed)
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+    d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
+    sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" global 'lock dir' /tmp/x
+  assert_failure 1
+  assert_equal "$stderr" "error: setting 'KEY' has bad parameter 'lock dir = /tmp/x': it sets 'lock directory', which the kit manages: a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)"
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+    d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
+    sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" share writable yes
+  assert_failure 1
+  assert_equal "$stderr" "error: setting 'KEY' has bad parameter 'writable = yes': it sets 'read only', which the kit manages: the tests write to the share"
+}
+
+@test "sambaparams: lines that are not 'name = value', or repeat a name, are refused" {
+  refused SAMBA_GLOBAL_PARAMS 'aio read size' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio read size': not 'name = value'"
+  refused SAMBA_GLOBAL_PARAMS 'aio read size = 1; AIO  Read Size = 2' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has the parameter 'AIO Read Size' twice"
+  refused SAMBA_GLOBAL_PARAMS '= 1' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter '= 1': not a Samba parameter name"
+}
+
+@test "sambaparams: the lines in the kit's rendered smb.conf pass testparm and take effect" {
+  export SAMBA_GLOBAL_PARAMS='aio read size = 1; min receivefile size = 16384; smb2 leases = no'
+  export SAMBA_SHARE_PARAMS='aio write size = 16384; strict allocate = yes'
+  local conf=$BATS_TEST_TMPDIR/smb.conf d
+  export STATE_DIR=$BATS_TEST_TMPDIR/state
+  for d in lock state cache pid private; do mkdir -p "$STATE_DIR/$d"; done
+  # the kit's template rendered with its defaults, the lines added at the end of each section
+  # (the hook the lead adds to templates/smb.conf.in)
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
+    source "$1/lib/sambaparams.sh"; KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null
+    smbconf_render "$1" | awk -v g="$(sambaparams_lines SAMBA_GLOBAL_PARAMS)" \
+      -v s="$(sambaparams_lines SAMBA_SHARE_PARAMS)" "
+        /^\[/ && NR > 1 && !done { print g; done = 1 } { print } END { print s }"' _ "$KIT_ROOT"
+  assert_success
+  printf '%s\n' "$output" >"$conf"
+  run --separate-stderr testparm -s --suppress-prompt "$conf"
+  assert_success
+  [[ $stderr != *'Unknown parameter'* && $stderr != *ERROR* ]]
+  run --separate-stderr testparm -s --suppress-prompt --parameter-name='min receivefile size' "$conf"
+  assert_output 16384
+  run --separate-stderr testparm -s --suppress-prompt --parameter-name='smb2 leases' "$conf"
+  assert_output No
+  run --separate-stderr testparm -s --suppress-prompt --parameter-name='aio write size' --section-name=perftest "$conf"
+  assert_output 16384
+  run --separate-stderr testparm -s --suppress-prompt --parameter-name='strict allocate' --section-name=perftest "$conf"
+  assert_output Yes
+}
