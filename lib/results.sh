@@ -2,8 +2,8 @@
 # files) into metrics/NAME.json with its progress line, write results.json and report.md at the
 # end. Sourced; functions only.
 
-# results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env and
-# system.json; set RUN_DIR.
+# results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env,
+# smb.conf and system.json; set RUN_DIR.
 results_prepare() {
   local ts
   ts=$(date +%Y%m%d-%H%M%S)
@@ -16,6 +16,8 @@ results_prepare() {
   mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
   echo "the run has not finished" >"$RUN_DIR/INCOMPLETE"
   settings_dump >"$RUN_DIR/settings.env"
+  # the server's smb.conf as it ran: compare shows the parameters that differ between runs
+  cp -f "$KIT_CONF" "$RUN_DIR/smb.conf" 2>/dev/null || true
   system_record
 }
 

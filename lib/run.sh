@@ -107,11 +107,16 @@ run_metrics() {
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)
+  ((REPEAT <= 1)) || RUN_LEFT=$(repeat_estimate)
   log "test-samba: $n metric(s) against $KIT_UNC, about $RUN_LEFT s; results in ${RUN_DIR#"$KIT_ROOT"/}/"
-  for m in "${RUN_METRICS[@]}"; do
-    i=$((i + 1))
-    run_one "$m" "$i" "$n"
-  done
+  if ((REPEAT > 1)); then
+    repeat_run
+  else
+    for m in "${RUN_METRICS[@]}"; do
+      i=$((i + 1))
+      run_one "$m" "$i" "$n"
+    done
+  fi
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
   RUN_DONE=1
@@ -140,6 +145,7 @@ run_exit() {
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
+  repeat_abort
   if ! service_is_running 2>/dev/null; then
     warn "the test server was stopped by the startup test: starting it again"
     run_service_start >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"
