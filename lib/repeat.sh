@@ -133,15 +133,15 @@ repeat_collect() {
   for row in "${rows[@]}"; do
     files=()
     for ((k = 1; k <= ${dirs[-1]#.repeat.}; k++)); do
-      files+=(--rawfile "m$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/metrics/$row.json")")
-      files+=(--rawfile "s$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/raw/$row.json")")
+      files+=(--rawfile "row:$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/metrics/$row.json")")
+      files+=(--rawfile "raw:$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/raw/$row.json")")
     done
     # shellcheck disable=SC2016 # a jq program
     line=$(jq -rn -L "$KIT_ROOT/lib" --arg metric "$row" --arg skip '' --arg error '' \
       --argjson cpus "${RUN_CPUS:-1}" --argjson elapsed null "${files[@]}" '
       include "repeat"; include "format";
-      [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("m")) | .value | fromjson? // null] as $objs
-      | [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("s")) | .value | fromjson? // null
+      [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("row:")) | .value | fromjson? // null] as $objs
+      | [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("raw:")) | .value | fromjson? // null
          | select(type == "object") | ([[]] + [paths(type == "object" and has("per_s"))])[] as $p
          | (getpath($p) // {}) as $o | select(($o | type) == "object" and ($o.per_s | type) == "array")
          | [(if $p == [] then "operations" else $p | map(tostring) | join(" ") end), $o.per_s]] as $per_s
