@@ -297,6 +297,7 @@ sweep_main() {
   trap 'sweep_signal TERM' TERM
   trap 'sweep_signal HUP' HUP
   log "sweep: ${#SWEEP_VARIANTS[@]} variants of ${RUN_METRICS[*]}, REPEAT=$REPEAT; folder ${SWEEP_DIR#"$KIT_ROOT"/}/"
+  ((REPEAT >= 4)) || warn "sweep: with $REPEAT repeats per variant compare cannot claim a difference at 95 % (it needs 4): use -r 4 or more"
   for ((i = 0; i < ${#SWEEP_VARIANTS[@]}; i++)); do
     text=${SWEEP_VARIANTS[i]}
     mapfile -d '' -t words < <(sweep_check_variant $((i + 1)) "$text")
