@@ -129,7 +129,10 @@ repeat_collect() {
   local -a dirs rows files
   mapfile -t dirs < <(find "$RUN_DIR" -mindepth 1 -maxdepth 1 -type d -name '.repeat.*' -printf '%f\n' | sort -t. -k3,3n)
   ((${#dirs[@]} > 0)) || return 0
-  mapfile -t rows < <(for d in "${dirs[@]}"; do find "$RUN_DIR/$d/metrics" -name '*.json' -printf '%f\n'; done | sed 's/\.json$//' | sort -u)
+  # the rows in report order (lib/metrics/list), rows it does not name after them
+  mapfile -t rows < <(for d in "${dirs[@]}"; do find "$RUN_DIR/$d/metrics" -name '*.json' -printf '%f\n'; done |
+    sed 's/\.json$//' | sort -u | awk 'NR == FNR { order[$1] = NR; next } { print (($1 in order) ? order[$1] : 1000) "\t" $1 }' \
+    <(registry_rows) - | sort -n | cut -f2)
   for row in "${rows[@]}"; do
     files=()
     for ((k = 1; k <= ${dirs[-1]#.repeat.}; k++)); do

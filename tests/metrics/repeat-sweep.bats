@@ -82,6 +82,14 @@ server_restarted_last() {
   timeout 10 smbstatus -s "$T_ROOT/conf/smb.conf" -b >/dev/null || fail "smbstatus cannot reach the running smbd"
 }
 
+# session_signing: what smbstatus says of a session's signing on the running server, as the
+# kit records it (system.json of a short login run: one held connection, smbstatus -b): with
+# server signing = default a session is signed "(partial)", with mandatory "(full)".
+session_signing() {
+  DURATION=1 REPEAT=1 "$KIT_ROOT/test-samba.sh" login >/dev/null 2>&1 || true
+  jq -r '.sessions.signing' "$(last_run)/system.json"
+}
+
 # sweep_and_interrupt WAIT_FOR DELAY_S ARG...: run 'test-samba.sh sweep ARG...' as its own
 # process group (SIGINT not ignored, as in a terminal); once the running smb.conf contains
 # WAIT_FOR, wait DELAY_S and send SIGINT to the whole group, as Ctrl-C does; print the exit
@@ -237,6 +245,10 @@ PY
   assert_equal "$(cat "$T_ROOT/conf/smb.conf")" "$conf_before"
   assert_equal "$(signing_now)" default
   server_restarted_last "$dir/sweep.log"
+  # and smbstatus sees sessions signed as under the first variant, not as under mandatory
+  run jq -r '.sessions.signing' "$dir/1-SIGNING=default/system.json" "$dir/2-SIGNING=mandatory/system.json"
+  [[ ${lines[0]} != "${lines[1]}" ]] || fail "smbstatus did not tell the variants apart: ${lines[*]}"
+  assert_equal "$(session_signing)" "${lines[0]}"
 }
 
 @test "sweep: Ctrl-C during the second variant stops it and restores the original settings" {
@@ -260,6 +272,8 @@ PY
   assert_equal "$(cat "$T_ROOT/conf/smb.conf")" "$conf_before"
   assert_equal "$(signing_now)" default
   server_restarted_last "$dir/sweep.log"
+  run jq -r '.sessions.signing' "$dir/1-SIGNING=default/system.json"
+  assert_equal "$(session_signing)" "$output"
   run pgrep -f "smb-login-storm.*127.0.0.14"
   assert_failure
 }
