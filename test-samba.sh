@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Usage: test-samba.sh [-h] [METRIC...]
+# Usage: test-samba.sh [-h] [-r N] [METRIC...]
+#        test-samba.sh sweep [-r N] [-f FILE] [--variant 'KEY=V ...']... [METRIC...]
+#        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
 #        test-samba.sh cleanup
 #        test-samba.sh report RUN_DIR | --advice-md | --sync-docs FILE
 #        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
@@ -9,6 +11,12 @@
 # server that start-samba.sh started and writes results/<YYYYmmdd-HHMMSS>/report.md.
 # Settings come from settings.conf; an environment variable of the same name wins:
 #   DURATION=300 ./test-samba.sh seqwrite randwrite
+# -r N (setting REPEAT) measures each timed metric N times: median (min-max, spread).
+#
+# 'sweep' runs the metrics once per variant (a set of settings, applied by restarting the test
+# server with start-samba.sh), compares the variants against the first, and restores the
+# server's settings at the end, also when interrupted. 'compare' compares run folders (no
+# server needed); '-h' after either prints its own usage.
 #
 # 'cleanup' stops the test server and removes its unit, config, state, logs, share
 # data, test account, nftables table and SELinux rules. results/ is kept.
@@ -30,7 +38,7 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
 common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount \
-  cleanup registry child measure fio baseline serverconf system results report run compare
+  cleanup registry child measure fio baseline serverconf system results report run repeat compare sweep
 
 # usage: the usage text, then the metric names and their count from lib/metrics/list.
 usage() {
@@ -66,7 +74,8 @@ report_command() {
 measure_command() {
   # shellcheck disable=SC2034 # RUN_ARGS is recorded by lib/system.sh
   RUN_ARGS=("$@")
-  run_parse_args "$@"
+  repeat_parse_opts "$@"
+  run_parse_args "${REPEAT_ARGS[@]}"
   settings_load "$KIT_ROOT"
   common_require_root
   run_require_started
@@ -103,6 +112,10 @@ main() {
     compare)
       shift
       compare_main "$@"
+      ;;
+    sweep)
+      shift
+      sweep_main "$@"
       ;;
     *)
       measure_command "$@"

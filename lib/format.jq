@@ -34,10 +34,12 @@ def target_text:
   else "\(.target_op | op_sign) \(.target | num) \(.unit // "")"
   end;
 
-# result_text: a metric object's result ("412 logins/s", or — when nothing was measured).
+# result_text: a metric object's result ("412 logins/s", or — when nothing was measured); with
+# repeats the median and "(min–max, ±spread %, n=N)".
 def result_text:
   if .status == "SKIP" or .value == null then "—"
   else "\(.value | num) \(.unit // "")"
+    + (if .spread.n then " (\(.spread.min | num)–\(.spread.max | num), ±\(.spread.spread_pct // 0 | fixed(1)) %, n=\(.spread.n))" else "" end)
   end;
 
 # small_host($clients; $cpus): true when $clients client processes share a small machine
@@ -51,4 +53,5 @@ def progress_line:
      else "\(result_text)  (target \(target_text))"
        + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end)
      end)
+  + (if .unsure then ", unsure" else "" end)
   + (if (.elapsed_s // 0) > 1 then " [\(.elapsed_s) s]" else "" end);

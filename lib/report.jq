@@ -70,7 +70,8 @@ def details_md:
     end;
 
 def verdict_md($c):
-  if .status == "PASS" then "PASS" elif .status == "FAIL" then "**FAIL**" else .status end;
+  (if .status == "PASS" then "PASS" elif .status == "FAIL" then "**FAIL**" else .status end)
+  + (if .unsure then " (unsure)" else "" end);
 
 . as $r
 | ($advice[0]) as $adv

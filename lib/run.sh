@@ -104,11 +104,16 @@ run_metrics() {
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)
+  ((REPEAT <= 1)) || RUN_LEFT=$(repeat_estimate)
   log "test-samba: $n metric(s) against $KIT_UNC, about $RUN_LEFT s; results in ${RUN_DIR#"$KIT_ROOT"/}/"
-  for m in "${RUN_METRICS[@]}"; do
-    i=$((i + 1))
-    run_one "$m" "$i" "$n"
-  done
+  if ((REPEAT > 1)); then
+    repeat_run
+  else
+    for m in "${RUN_METRICS[@]}"; do
+      i=$((i + 1))
+      run_one "$m" "$i" "$n"
+    done
+  fi
   measure_finish
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
@@ -141,6 +146,7 @@ run_exit() {
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
+  repeat_abort
   measure_finish
   if ! service_is_running 2>/dev/null; then
     warn "the test server was stopped by the startup test: starting it again"

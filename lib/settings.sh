@@ -325,6 +325,7 @@ settings_validate() {
   settings_int LOAD_RATE 2 1000000 # split 70/30, each direction at 1/s at least (fio: 0 = no limit)
   settings_int MEMORY_CONNECTIONS 1 10000
   settings_int STARTUP_ROUNDS 1 20
+  settings_int REPEAT 1 50
   [[ $CONCURRENCY_LEVELS =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
     settings_bad CONCURRENCY_LEVELS "must be a list of whole numbers, such as \"1 4 16 64 128\""
   for level in $CONCURRENCY_LEVELS; do

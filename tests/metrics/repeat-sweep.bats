@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# tests/metrics/repeat-sweep.bats: REPEAT=N (median, min-max, spread and the repeats of every
+# figure; raw/NAME.rK.*) and 'test-samba.sh sweep' (variants applied and compared, the server's
+# settings restored, also after Ctrl-C) against a private kit started here (port 4500-4509,
+# client 127.0.0.14, own user, table and service).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  load '../test_helper/common-setup'
+  _common_setup
+  [[ $(id -u) -eq 0 ]] || return 0
+  T_ROOT=$(mktemp -d /tmp/kit-tuning-t.XXXXXX)
+  chmod 0755 "$T_ROOT"
+  T_PORT=$(kit_free_port 4500 4509)
+  cat >"$T_ROOT/settings.conf" <<CONF
+TEST_PORT=$T_PORT
+SERVER_ADDR=127.0.0.1
+CLIENT_ADDR=127.0.0.14
+SERVICE_NAME=smbd-perf-test-t
+SHARE_DIR=$T_ROOT/share
+MOUNT_POINT=$T_ROOT/mnt
+CONF_DIR=$T_ROOT/conf
+LOG_DIR=$T_ROOT/log
+STATE_DIR=$T_ROOT/state
+TEST_USER=smbperft
+NFT_TABLE=samba_perf_test_t
+RESULTS_DIR=$T_ROOT/results
+INSTALL_PACKAGES=no
+DURATION=1
+DATA_FILE_MB=16
+CONCURRENCY_LEVELS="1 4"
+MEMORY_CONNECTIONS=10
+STARTUP_ROUNDS=2
+TARGET_CONCURRENCY_MIN_CLIENTS=4
+REPEAT=1
+CONF
+  export T_ROOT KIT_SETTINGS=$T_ROOT/settings.conf
+  make -C "$KIT_ROOT/helpers" >/dev/null
+  "$KIT_ROOT/start-samba.sh" >"$T_ROOT/start.log" 2>&1 || {
+    cat "$T_ROOT/start.log" >&3
+    return 1
+  }
+}
+
+teardown_file() {
+  [[ -n ${T_ROOT:-} ]] || return 0
+  "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true
+  rm -rf --one-file-system "$T_ROOT"
+}
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+}
+
+# last_run: print the newest run folder.
+last_run() {
+  find "$T_ROOT/results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1
+}
+
+# last_sweep: print the newest sweep folder.
+last_sweep() {
+  find "$T_ROOT/results" -mindepth 1 -maxdepth 1 -type d -name 'sweep-*' | sort | tail -n 1
+}
+
+# signing_now: the running test server's 'server signing' as testparm reads its smb.conf.
+signing_now() {
+  testparm -s --parameter-name 'server signing' "$T_ROOT/conf/smb.conf" 2>/dev/null
+}
+
+# server_restarted_last LOG: the smbd running now is the one start-samba.sh started last in LOG
+# (the restore), it runs, and smbstatus reaches it through the running smb.conf.
+server_restarted_last() {
+  local started pid
+  started=$(sed -n 's/.*started smbd (pid \([0-9]*\)).*/\1/p' "$1" | tail -n 1)
+  pid=$(sed -n 's/^KIT_SMBD_PID=//p' "$T_ROOT/state/kit.env")
+  [[ -n $started && $started == "$pid" ]] || fail "smbd pid $pid is not the last one started ($started): $(cat "$1")"
+  kill -0 "$pid" || fail "smbd $pid does not run"
+  [[ $(grep -c 'started smbd' "$1") -ge 2 ]] || fail "the server was not restarted for a variant and back: $(cat "$1")"
+  timeout 10 smbstatus -s "$T_ROOT/conf/smb.conf" -b >/dev/null || fail "smbstatus cannot reach the running smbd"
+}
+
+# session_signing: what smbstatus says of a session's signing on the running server, as the
+# kit records it (system.json of a short login run: one held connection, smbstatus -b): with
+# server signing = default a session is signed "(partial)", with mandatory "(full)".
+session_signing() {
+  DURATION=1 REPEAT=1 "$KIT_ROOT/test-samba.sh" login >/dev/null 2>&1 || true
+  jq -r '.sessions.signing' "$(last_run)/system.json"
+}
+
+# sweep_and_interrupt WAIT_FOR DELAY_S ARG...: run 'test-samba.sh sweep ARG...' as its own
+# process group (SIGINT not ignored, as in a terminal); once the running smb.conf contains
+# WAIT_FOR, wait DELAY_S and send SIGINT to the whole group, as Ctrl-C does; print the exit
+# status last.
+sweep_and_interrupt() {
+  python3 - "$T_ROOT/conf/smb.conf" "$1" "$2" "$KIT_ROOT/test-samba.sh" sweep "${@:3}" <<'PY'
+import os, signal, subprocess, sys, time
+conf, want, delay, cmd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+t0 = time.time()
+while time.time() - t0 < 120 and p.poll() is None:
+    try:
+        if want in open(conf).read():
+            break
+    except OSError:
+        pass
+    time.sleep(0.1)
+time.sleep(delay)
+try:
+    os.killpg(p.pid, signal.SIGINT)
+except ProcessLookupError:
+    pass
+_, err = p.communicate(timeout=180)
+sys.stderr.write(err.decode())
+print(p.returncode)
+PY
+}
+
+@test "repeats: -r 2 gives median, min-max, spread and the repeats of every figure; raw/NAME.rK.*" {
+  kit_require_root
+  kit_require_cmd jq
+  local dir m rc
+  run --separate-stderr "$KIT_ROOT/test-samba.sh" -r 2 startup login metadata concurrency cpu memory
+  rc=$status
+  [[ $rc -eq 0 || $rc -eq 1 ]] || fail "exit status $rc: $stderr"
+  dir=$(last_run)
+  [[ ! -e $dir/INCOMPLETE ]] || fail "the run is marked incomplete: $(cat "$dir/INCOMPLETE")"
+  grep -qx 'REPEAT=2' "$dir/settings.env"
+  for m in login metadata concurrency cpu; do
+    # value = median of the repeats, spread = their min, max and half range in % of the median
+    run jq -e '(.repeats | length) == 2 and (.repeats | all(type == "number"))
+      and .value == (.repeats | add / 2) and .spread.n == 2
+      and .spread.min == (.repeats | min) and .spread.max == (.repeats | max)
+      and (.spread.median == .value)
+      and (if .value != 0 then (.spread.spread_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
+      and ([.details.repeats[].repeat] == [1, 2])
+      and (.status == "PASS" or .status == "FAIL")' "$dir/metrics/$m.json"
+    [[ $status -eq 0 ]] || fail "$m: $(cat "$dir/metrics/$m.json")"
+    # the report shows median (min–max, ±spread %, n=2)
+    run grep -E "^\| $m \| [0-9.]+ [^|]*\([0-9.]+–[0-9.]+, ±[0-9.]+ %, n=2\)" "$dir/report.md"
+    assert_success
+  done
+  # every figure of the details that changed between the repeats has its median, min and max
+  run jq -e '.details.figures | length > 0 and all(.[]; .median != null and .min <= .median and .median <= .max)' "$dir/metrics/login.json"
+  assert_success
+  # startup (rounds) and memory (a count) run once
+  for m in startup memory; do
+    run jq -e 'has("repeats") | not' "$dir/metrics/$m.json"
+    assert_success
+  done
+  # raw files: the repeat after the measurement's name; no repeat folder left behind
+  for m in login.r1.json login.r2.json login.r2.evidence.json metadata.r1.json concurrency.4.r2.json \
+    concurrency.1.r1.evidence.json cpu.readers.r2.json startup.1.json memory.hold.json; do
+    [[ -f $dir/raw/$m ]] || fail "no raw/$m: $(ls "$dir/raw")"
+  done
+  [[ ! -e $dir/raw/login.json ]] || fail "raw/login.json without its repeat"
+  run find "$dir" -name '.repeat.*'
+  assert_output ''
+  # cpu per login comes from login's own repeats (not from runs of its own)
+  [[ ! -e $dir/raw/cpu.login.r1.json ]] || fail "cpu ran a login storm of its own"
+  # interleaved: login r1, metadata r1, ... then login r2
+  run jq -r '.started_at' "$dir/raw/metadata.r1.evidence.json" "$dir/raw/login.r2.evidence.json"
+  [[ ${lines[0]} < "${lines[1]}" || ${lines[0]} == "${lines[1]}" ]] || fail "not interleaved: ${lines[*]}"
+  # the repeats format is what compare reads: two such runs compare with n=2+2
+  run --separate-stderr "$KIT_ROOT/test-samba.sh" compare -o "$BATS_TEST_TMPDIR/cmp" "$dir" "$dir"
+  assert_success
+  run jq -e '.metrics[] | select(.metric == "login") | .runs[0].n == 2 and .versus[0].n == [2, 2]' "$BATS_TEST_TMPDIR/cmp/compare.json"
+  assert_success
+}
+
+@test "repeats: REPEAT outside 1-50 is refused naming the key, before a run folder is made" {
+  kit_require_root
+  run "$KIT_ROOT/test-samba.sh" -r 0 login
+  assert_failure 1
+  assert_output --partial "setting 'REPEAT' has bad value '0'"
+  REPEAT=x run "$KIT_ROOT/test-samba.sh" login
+  assert_failure 1
+  assert_output --partial "setting 'REPEAT' has bad value 'x'"
+}
+
+@test "sweep: a bad variant is refused naming it, before anything changes" {
+  kit_require_root
+  local before pid
+  before=$(stat -c %Y "$T_ROOT/conf/smb.conf")
+  pid=$(sed -n 's/^KIT_SMBD_PID=//p' "$T_ROOT/state/kit.env")
+  run "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' --variant 'SIGNING=mandatory NOSUCH=1' login
+  assert_failure 2
+  assert_output "error: sweep: variant 2: unknown setting 'NOSUCH'"
+  run "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' --variant 'SIGNING=sometimes' login
+  assert_failure 2
+  assert_output --partial "variant 2: setting 'SIGNING' has bad value 'sometimes'"
+  run "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' --variant 'SHARE_DIR=/srv/x' login
+  assert_failure 2
+  assert_output --partial "setting 'SHARE_DIR' cannot vary in a sweep"
+  run "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' login
+  assert_failure 2
+  assert_output --partial 'needs at least two variants'
+  printf '# comment\nSIGNING=default\nSIGNING="mandatory\n' >"$BATS_TEST_TMPDIR/variants"
+  run "$KIT_ROOT/test-samba.sh" sweep -f "$BATS_TEST_TMPDIR/variants" login
+  assert_failure 2
+  assert_output --partial 'variant 2'
+  assert_output --partial 'unclosed " quote'
+  run "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' --variant 'SIGNING=mandatory' nosuch
+  assert_failure 2
+  assert_output --partial "unknown metric 'nosuch'"
+  # nothing changed: same smb.conf, same smbd, no sweep folder
+  assert_equal "$(stat -c %Y "$T_ROOT/conf/smb.conf")" "$before"
+  assert_equal "$(sed -n 's/^KIT_SMBD_PID=//p' "$T_ROOT/state/kit.env")" "$pid"
+  [[ -z $(last_sweep) ]] || fail "a sweep folder was made: $(last_sweep)"
+}
+
+@test "sweep: SIGNING=default vs mandatory over login (file, comments) writes the comparison and restores the settings" {
+  kit_require_root
+  kit_require_cmd jq testparm smbstatus
+  local dir conf_before rc
+  conf_before=$(cat "$T_ROOT/conf/smb.conf")
+  assert_equal "$(signing_now)" default
+  printf '# the two signing settings\nSIGNING=default   # the reference\n\nSIGNING=mandatory\n' >"$BATS_TEST_TMPDIR/variants"
+  DURATION=2 run --separate-stderr "$KIT_ROOT/test-samba.sh" sweep -r 2 -f "$BATS_TEST_TMPDIR/variants" login
+  rc=$status
+  [[ $rc -eq 0 || $rc -eq 1 ]] || fail "exit status $rc: $stderr"
+  dir=$(last_sweep)
+  [[ -n $dir && ! -e $dir/INCOMPLETE ]] || fail "no finished sweep folder: $stderr"
+  [[ -d $dir/1-SIGNING=default && -d $dir/2-SIGNING=mandatory ]] || fail "run folders: $(ls "$dir")"
+  # each variant was in effect during its run: its settings and what smbstatus saw
+  grep -qx 'SIGNING=mandatory' "$dir/2-SIGNING=mandatory/settings.env"
+  grep -q 'server signing = mandatory' "$dir/2-SIGNING=mandatory/smb.conf"
+  grep -q 'server signing = default' "$dir/1-SIGNING=default/smb.conf"
+  # one comparison of both, the first as the reference, the difference named above the table
+  run jq -e '(.runs | length) == 2 and (.runs[0].name == "1-SIGNING=default")
+    and any(.differences[]; .kind == "setting" and .key == "SIGNING" and .values == ["default", "mandatory"])
+    and (.metrics[] | select(.metric == "login") | .runs[0].n == 2 and .runs[1].n == 2
+      and .versus[0].verdict == "not enough repeats to tell")' "$dir/compare.json"
+  assert_success
+  assert_output true
+  run cat "$dir/compare.md"
+  assert_output --partial '| login |'
+  [[ $stderr == *"sweep: done"* ]] || fail "$stderr"
+  # the original settings are in effect again: the same smb.conf, testparm, and the smbd that
+  # runs now is the one started after it was restored
+  assert_equal "$(cat "$T_ROOT/conf/smb.conf")" "$conf_before"
+  assert_equal "$(signing_now)" default
+  server_restarted_last "$dir/sweep.log"
+  # and smbstatus sees sessions signed as under the first variant, not as under mandatory
+  run jq -r '.sessions.signing' "$dir/1-SIGNING=default/system.json" "$dir/2-SIGNING=mandatory/system.json"
+  [[ ${lines[0]} != "${lines[1]}" ]] || fail "smbstatus did not tell the variants apart: ${lines[*]}"
+  assert_equal "$(session_signing)" "${lines[0]}"
+}
+
+@test "sweep: Ctrl-C during the second variant stops it and restores the original settings" {
+  kit_require_root
+  kit_require_cmd jq testparm smbstatus python3
+  local dir conf_before run2
+  conf_before=$(cat "$T_ROOT/conf/smb.conf")
+  DURATION=4 run sweep_and_interrupt 'server signing = mandatory' 3 -r 2 \
+    --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login
+  [[ ${lines[-1]} != 0 ]] || fail "the sweep was not interrupted: $output"
+  assert_output --partial 'restoring the test server'
+  dir=$(last_sweep)
+  run cat "$dir/INCOMPLETE"
+  assert_output --partial 'interrupted by the user (INT)'
+  # the run of the second variant was stopped and says so; no comparison was written
+  [[ ! -e $dir/compare.json ]] || fail "a comparison of an interrupted sweep"
+  run2=$dir/2-SIGNING=mandatory
+  [[ -e $run2/INCOMPLETE ]] || fail "the interrupted run is not in the sweep folder marked incomplete: $(ls "$dir")"
+  [[ -f $dir/1-SIGNING=default/metrics/login.json ]] || fail "the first variant's run is missing"
+  # the original settings are in effect again
+  assert_equal "$(cat "$T_ROOT/conf/smb.conf")" "$conf_before"
+  assert_equal "$(signing_now)" default
+  server_restarted_last "$dir/sweep.log"
+  run jq -r '.sessions.signing' "$dir/1-SIGNING=default/system.json"
+  assert_equal "$(session_signing)" "$output"
+  run pgrep -f "smb-login-storm.*127.0.0.14"
+  assert_failure
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # the bash -c programs and the expected text hold $ literally
+# lib/repeat.jq (one row from its repeats), lib/repeat.sh's raw file names and lib/sweep.sh's
+# variant words. No root, no server.
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  # shellcheck source=lib/common.sh
+  source "$KIT_ROOT/lib/common.sh"
+  # shellcheck source=lib/repeat.sh
+  source "$KIT_ROOT/lib/repeat.sh"
+  # shellcheck source=lib/sweep.sh
+  source "$KIT_ROOT/lib/sweep.sh"
+}
+
+# combine JSON_ARRAY [PER_S]: lib/repeat.jq's combine of the metric objects in JSON_ARRAY.
+combine() {
+  jq -c -n -L "$KIT_ROOT/lib" --argjson objs "$1" --argjson per_s "${2:-[]}" \
+    --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
+    'include "repeat"; $objs | combine($per_s)'
+}
+
+# login VALUE STATUS [P95]: a login metric object.
+login() {
+  jq -cn --argjson v "$1" --arg s "$2" --argjson p "${3:-10}" \
+    '{metric: "login", status: $s, value: $v, unit: "logins/s", target: 100, target_op: ">=",
+      why: (if $s == "FAIL" then "p95 \($p) ms is above 20 ms" else "" end),
+      details: {workers: 8, lat_ms: {p95: $p}}, warnings: [], elapsed_s: 11}'
+}
+
+@test "combine: value is the median, repeats in run order, spread = half range in % of the median" {
+  run combine "[$(login 150 PASS 10),$(login 120 PASS 12),$(login 135 PASS 14),$(login 160 PASS 11)]"
+  assert_success
+  run jq -e '.value == 142.5 and .repeats == [150, 120, 135, 160] and .status == "PASS"
+    and .spread == {n: 4, median: 142.5, min: 120, max: 160, spread_pct: (20 / 142.5 * 100)}
+    and (has("unsure") | not) and .elapsed_s == 44
+    and ([.details.repeats[].repeat] == [1, 2, 3, 4])
+    and (.details.figures[] | select(.figure == "lat_ms.p95") | .median == 11.5 and .min == 10 and .max == 14)
+    and ([.details.figures[].figure] | index("workers") | not)' <<<"$output"
+  assert_success
+}
+
+@test "combine: the verdict is taken on the median, unsure when the target lies inside min-max" {
+  run combine "[$(login 150 PASS),$(login 95 FAIL),$(login 130 PASS)]"
+  run jq -e '.status == "PASS" and .value == 130 and .unsure == true
+    and any(.warnings[]; test("inside the repeats. range 95-150"))' <<<"$output"
+  assert_success
+  run combine "[$(login 90 FAIL),$(login 95 FAIL),$(login 130 PASS)]"
+  run jq -e '.status == "FAIL" and .value == 95 and .unsure == true and (.why | test("median 95"))' <<<"$output"
+  assert_success
+  run combine "[$(login 90 FAIL),$(login 80 FAIL),$(login 85 FAIL)]"
+  run jq -e '.status == "FAIL" and (has("unsure") | not)' <<<"$output"
+  assert_success
+}
+
+@test "combine: a median that passes with most repeats failing on another condition fails, unsure" {
+  run combine "[$(login 150 FAIL 30),$(login 160 FAIL 40),$(login 155 PASS 12)]"
+  run jq -e '.status == "FAIL" and .value == 155 and .unsure == true
+    and (.why | startswith("2 of 3 repeats failed: p95 30 ms"))' <<<"$output"
+  assert_success
+}
+
+@test "combine: a repeat that did not run is null in repeats and left out of the figures" {
+  run combine "[$(login 150 PASS),null,$(login 130 PASS)]"
+  run jq -e '.repeats == [150, null, 130] and .spread.n == 2 and .value == 140' <<<"$output"
+  assert_success
+}
+
+@test "combine: SKIP stays SKIP; per-second samples get their own figure" {
+  run combine '[{"metric":"cpu","status":"SKIP","value":null,"why":"no cgroup"},{"metric":"cpu","status":"SKIP","value":null,"why":"no cgroup"}]'
+  run jq -e '.status == "SKIP" and (has("repeats") | not)' <<<"$output"
+  assert_success
+  run combine "[$(login 150 PASS),$(login 130 PASS)]" '[["operations",[100,150,140]],["operations",[90,95]]]'
+  run jq -e '.details.figures[] | select(.figure == "operations per second") | .median == 100 and .min == 90 and .max == 150' <<<"$output"
+  assert_success
+}
+
+@test "raw names: the repeat goes after the measurement's name, whatever follows it" {
+  local f
+  local -a want=(login.r2.json login.r2.evidence.json concurrency.16.r2.json seqread.r2_bw.1.log
+    seqread.r2.fio.json cpu.login.r2.json startup.r2.1.times.json login.r2.cgcpu.samples.jsonl)
+  local -a got=()
+  for f in login.json login.evidence.json concurrency.16.json seqread_bw.1.log seqread.fio.json \
+    cpu.login.json startup.1.times.json login.cgcpu.samples.jsonl; do
+    got+=("$(repeat_raw_name "$f" 2 login concurrency.16 seqread cpu.login)")
+  done
+  assert_equal "${got[*]}" "${want[*]}"
+}
+
+@test "interleaved plan: once-metrics outside the repeats, the timed ones round by round" {
+  RUN_METRICS=(startup login metadata memory) REPEAT=2
+  run repeat_plan
+  assert_output $'startup 0\nlogin 1\nmetadata 1\nlogin 2\nmetadata 2\nmemory 0'
+  KIT_REPEAT_ORDER=blocks run repeat_plan
+  assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 0'
+}
+
+@test "sweep words: quotes as in the shell, nothing expanded, '#' starts a comment" {
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/sweep.sh"; sweep_words "$2" | tr "\0" "|"' x "$KIT_ROOT" \
+    "SIGNING=mandatory  SAMBA_GLOBAL_PARAMS='aio read size = 1; x = \$(id)' A=\"b \\\"c\" # USE_SENDFILE=yes"
+  assert_output 'SIGNING=mandatory|SAMBA_GLOBAL_PARAMS=aio read size = 1; x = $(id)|A=b "c|'
+  run sweep_words "A='x"
+  assert_failure
+}
