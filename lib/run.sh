@@ -46,10 +46,12 @@ run_require_started() {
 }
 
 # run_service_start: service_start in a subshell (it dies on failure) without the run's lock
-# file descriptor, so the new smbd does not hold the lock; 1 when the start failed.
+# and saved-stderr file descriptors, so the new smbd holds neither; 1 when the start failed.
 run_service_start() {
   (
     if [[ -n ${RUN_LOCK_FD:-} ]]; then exec {RUN_LOCK_FD}>&-; fi
+    # nor the run's saved stderr: a pipe it held open would never end ('test-samba.sh | tee')
+    if [[ -n ${RUN_STDERR_FD:-} ]]; then exec {RUN_STDERR_FD}>&-; fi
     service_start
   )
 }
