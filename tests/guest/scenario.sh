@@ -23,7 +23,7 @@ SCEN_FAILED=0
 export DURATION=${DURATION:-2} DATA_FILE_MB=${DATA_FILE_MB:-64}
 export CONCURRENCY_LEVELS=${CONCURRENCY_LEVELS:-"1 4"} MEMORY_CONNECTIONS=${MEMORY_CONNECTIONS:-20}
 export STARTUP_ROUNDS=${STARTUP_ROUNDS:-1} WORKERS=${WORKERS:-2} REPEAT=${REPEAT:-1}
-export RESULTS_DIR=${RESULTS_DIR:-/root/guest-kit-results}
+export RESULTS_DIR=${RESULTS_DIR:-/root/samba-perf-test-results}
 export NO_COLOR=1
 
 # scen_step NAME TIMEOUT OK_STATUSES CMD...: run one step with a hard timeout, log it,
