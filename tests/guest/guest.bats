@@ -39,8 +39,8 @@ setup_file() {
   # The helpers are built on the host (make check builds them first): quicker than in TCG.
   make -s -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || true
   local rc=0
-  (cd "$KIT_ROOT" && timeout -k 30 "${GUEST_TEST_TIMEOUT:-1200}" \
-    tests/guest/run-guest.sh -t "${GUEST_TEST_TIMEOUT:-1200}" -r "$out" -- tests/guest/scenario.sh) \
+  (cd "$KIT_ROOT" && timeout -k 30 "${GUEST_TEST_TIMEOUT:-2400}" \
+    tests/guest/run-guest.sh -t "${GUEST_TEST_TIMEOUT:-2400}" -r "$out" -- tests/guest/scenario.sh) \
     >"$out/harness.log" 2>&1 || rc=$?
   echo "$rc" >"$out/harness-status"
   echo "# guest: $(cat "$out/guest-timing.json" 2>/dev/null || echo 'no timing')" >&3
