@@ -149,6 +149,8 @@ anon() {
   kit_require_root
   kit_require_cmd setpriv
   local n
+  setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$H/smb-login-storm" ||
+    skip "user nobody cannot run '$H/smb-login-storm' (a folder above it is closed to others, as /root in the minimal chroot)"
   # timeout, the helper and one worker; /tmp: nobody cannot enter the test's temp folder
   n=$(($(pgrep -c -u nobody || :) + 3))
   # shellcheck disable=SC2016 # expanded by the inner bash

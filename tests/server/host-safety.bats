@@ -206,7 +206,7 @@ NFT
   { cat "$SRV_SETTINGS"; echo "DURATION=\$(touch $mark)"; } >"$s"
   run env KIT_SETTINGS="$s" "$KIT_ROOT/start-samba.sh"
   assert_failure 1
-  assert_names "$s:14:"
+  assert_names "$s:$(($(wc -l <"$SRV_SETTINGS") + 1)):" # the line after the valid ones
   # a state file with code in it: cleanup stops with the line, runs nothing
   mkdir -p "$SRV_ROOT/state"
   printf 'samba-perf-test kit folder made %s\n' "$SRV_ROOT/state" >"$SRV_ROOT/state/.samba-perf-test"

@@ -156,7 +156,7 @@ refused() {
   # the kit's template rendered with its defaults: @SAMBA_GLOBAL_PARAMS@ after 'use sendfile',
   # @SAMBA_SHARE_PARAMS@ after 'valid users' (templates/smb.conf.in)
   run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
-    KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
+    KIT_SETTINGS= settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
   assert_success
   assert_line '  aio read size = 1'
   assert_line '  strict allocate = yes'
@@ -177,13 +177,13 @@ refused() {
 }
 
 @test "sambaparams: settings_load checks both keys; a bad one stops it naming the key, empty ones render nothing" {
-  run --separate-stderr env SAMBA_GLOBAL_PARAMS='aio read size = lots' KIT_SETTINGS=/dev/null bash -c \
+  run --separate-stderr env SAMBA_GLOBAL_PARAMS='aio read size = lots' KIT_SETTINGS= bash -c \
     'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; settings_load "$1"; echo loaded' _ "$KIT_ROOT"
   assert_failure 1
   assert_output ''
   assert_equal "$stderr" "error: setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio read size = lots': needs a size (a number, or with K, M or G)"
   run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
-    KIT_SETTINGS=/dev/null settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
+    KIT_SETTINGS= settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
   assert_success
   refute_output --partial 'parameters under test'
   refute_output --partial '@'
