@@ -59,4 +59,17 @@ double	pool_window_s(const struct pool *p, const struct meas *m);
 /* a failure of the pool itself (a worker lost), or NULL */
 const char *pool_error(const struct pool *p, char *buf, size_t len);
 
+/* The help text's paragraph on times, rates and latency, the same for every load helper
+ * (their -h is each one's synopsis; this is the part they share). */
+#define MEAS_USAGE_TIMES \
+	"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n" \
+	"is the measured window, from the moment the workers were released to the end\n" \
+	"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n" \
+	"counts the operations that ended in second k of the window (the first -d\n" \
+	"seconds).\n" \
+	"Latency: lat_ms and hist cover the successful operations; failed and\n" \
+	"timed-out ones count in errors, their times beside them in err_lat_ms.\n" \
+	"Every SMB request times out after 5 s; a TCP connect that gets no answer\n" \
+	"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"
+
 #endif

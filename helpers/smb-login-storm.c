@@ -46,15 +46,7 @@ static const char usage_text[] =
 "  target          //host[:port]/share (a path after the share is ignored)\n"
 "Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
 "brackets: //[::1]:4450/share); the port defaults to 445.\n"
-"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n"
-"is the measured window, from the moment the workers were released to the end\n"
-"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n"
-"counts the operations that ended in second k of the window (the first -d\n"
-"seconds).\n"
-"Latency: lat_ms and hist cover the successful operations; failed and\n"
-"timed-out ones count in errors, their times beside them in err_lat_ms.\n"
-"Every SMB request times out after 5 s; a TCP connect that gets no answer\n"
-"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"
+MEAS_USAGE_TIMES
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
