@@ -45,14 +45,48 @@ lock_take() {
       die "another ./test-samba.sh run is measuring this test server (pid $pid): wait for it to finish"
     elif [[ $what == stop || $what == cleanup ]] && [[ $cmd == run ]] && lock_holder_is_run "$pid"; then
       log "$what: a test run (pid $pid) is measuring this server: stopping it first"
-      kill -TERM "$pid" 2>/dev/null || true
+      lock_stop_run "$what" "$pid" "$file" ||
+        die "the test run (pid $pid) did not stop within $LOCK_WAIT_S s; try again when it has finished"
     else
       log "waiting up to $LOCK_WAIT_S s for '$cmd' (pid $pid) to release the kit's lock '$file'"
+      flock -w "$LOCK_WAIT_S" "$LOCK_FD" ||
+        die "the kit is busy: '$cmd' (pid $pid) holds the lock '$file'; try again when it has finished"
     fi
-    flock -w "$LOCK_WAIT_S" "$LOCK_FD" ||
-      die "the kit is busy: '$cmd' (pid $pid) holds the lock '$file'; try again when it has finished"
   fi
+  rm -f -- "$file.stop"
   printf '%s %s\n' "$$" "$what" >"$file.holder"
+}
+
+# lock_stop_run WHAT PID FILE: stop the test run PID that holds the lock FILE, for WHAT: name
+# WHAT in FILE.stop (the run's partial report says who stopped it), send TERM, and wait at most
+# LOCK_WAIT_S s for the lock, sending TERM again every 5 s: bash 5.2 can lose a trapped signal
+# (the trap's action fails to parse, "trap: line 2: unexpected EOF while looking for matching
+# `)'", when the signal comes while the shell parses a command substitution). 1 when the lock
+# did not come.
+lock_stop_run() {
+  local what=$1 pid=$2 file=$3 waited=0
+  [[ ! -L $file.stop ]] || die "'$file.stop' is a symlink: refusing to use it"
+  printf '%s %s %s\n' "$pid" "$$" "$what" >"$file.stop"
+  while ((waited < LOCK_WAIT_S)); do
+    kill -TERM "$pid" 2>/dev/null || true
+    flock -w 5 "$LOCK_FD" && return 0
+    waited=$((waited + 5))
+  done
+  return 1
+}
+
+# lock_stop_reason: when a stop or cleanup asked this process to stop (lock_stop_run), print
+# why: "interrupted: './test-samba.sh cleanup' (pid N) stopped the run"; 1 otherwise.
+lock_stop_reason() {
+  local run pid what
+  read -r run pid what <"$(lock_file).stop" 2>/dev/null || return 1
+  [[ $run == "$$" && $pid =~ ^[1-9][0-9]*$ ]] || return 1
+  case $what in
+    stop) what=./stop-samba.sh ;;
+    cleanup) what='./test-samba.sh cleanup' ;;
+    *) return 1 ;;
+  esac
+  printf "interrupted: '%s' (pid %s) stopped the run\n" "$what" "$pid"
 }
 
 # lock_release: let go of the lock (the end of the script does it too).

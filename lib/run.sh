@@ -129,7 +129,7 @@ run_metrics() {
 # run_signal SIGNAL: a signal ends the run: remember why, exit 1 (the EXIT trap cleans up).
 run_signal() {
   trap '' INT TERM HUP
-  RUN_STOP_WHY="interrupted by the user ($1)"
+  RUN_STOP_WHY=$(lock_stop_reason) || RUN_STOP_WHY="interrupted by the user ($1)"
   exit 1
 }
 
@@ -145,6 +145,8 @@ run_exit() {
   if [[ -n ${RUN_STDERR_FD:-} ]]; then exec 2>&"$RUN_STDERR_FD"; fi
   trap '' INT TERM HUP PIPE
   [[ ${RUN_DONE:-0} != 1 && -n ${RUN_DIR:-} && -d ${RUN_DIR:-} ]] || return "$rc"
+  # a TERM whose trap bash lost (lib/lock.sh, lock_stop_run) still names who stopped the run
+  [[ -n ${RUN_STOP_WHY:-} ]] || RUN_STOP_WHY=$(lock_stop_reason) || RUN_STOP_WHY=''
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
