@@ -21,6 +21,13 @@ repeat_once() {
   [[ $1 == startup || $1 == memory ]]
 }
 
+# repeat_first_only METRIC: true for the metrics measured in the first round only: localdisk
+# (the local disk's baseline, not a figure of Samba: its "Samba reaches N %" needs the fio
+# metrics of one round beside it, and repeating it cost 3 x 58 s of a 569 s default run here).
+repeat_first_only() {
+  [[ $1 == localdisk ]]
+}
+
 # repeat_parse_opts ARG...: take '-r N' / '--repeat N' (before the metric names); set REPEAT
 # (checked with the settings) and REPEAT_ARGS (the other arguments).
 repeat_parse_opts() {
@@ -50,7 +57,7 @@ repeat_parse_opts() {
 repeat_estimate() {
   local m n=0
   for m in "${RUN_METRICS[@]}"; do
-    if repeat_once "$m"; then
+    if repeat_once "$m" || repeat_first_only "$m"; then
       n=$((n + $(registry_estimate "$m")))
     else
       n=$((n + REPEAT * $(registry_estimate "$m")))
@@ -73,11 +80,17 @@ repeat_plan() {
   for m in "${once_before[@]}"; do echo "$m 0"; done
   if [[ ${KIT_REPEAT_ORDER:-interleaved} == blocks ]]; then
     for m in "${timed[@]}"; do
-      for ((k = 1; k <= REPEAT; k++)); do echo "$m $k"; done
+      for ((k = 1; k <= REPEAT; k++)); do
+        ((k == 1)) || ! repeat_first_only "$m" || continue
+        echo "$m $k"
+      done
     done
   else
     for ((k = 1; k <= REPEAT; k++)); do
-      for m in "${timed[@]}"; do echo "$m $k"; done
+      for m in "${timed[@]}"; do
+        ((k == 1)) || ! repeat_first_only "$m" || continue
+        echo "$m $k"
+      done
     done
   fi
   for m in "${once_after[@]}"; do echo "$m 0"; done
@@ -125,7 +138,7 @@ repeat_abort() {
 # repeat_collect: combine every row of RUN_DIR/.repeat.*/metrics into RUN_DIR/metrics (with a
 # progress line each), move the raw files to RUN_DIR/raw, remove the repeat folders.
 repeat_collect() {
-  local k d row line status text colour
+  local k d row line status text colour last
   local -a dirs rows files
   mapfile -t dirs < <(find "$RUN_DIR" -mindepth 1 -maxdepth 1 -type d -name '.repeat.*' -printf '%f\n' | sort -t. -k3,3n)
   ((${#dirs[@]} > 0)) || return 0
@@ -135,7 +148,9 @@ repeat_collect() {
     <(registry_rows) - | sort -n | cut -f2)
   for row in "${rows[@]}"; do
     files=()
-    for ((k = 1; k <= ${dirs[-1]#.repeat.}; k++)); do
+    last=${dirs[-1]#.repeat.}
+    if repeat_first_only "$row"; then last=1; fi
+    for ((k = 1; k <= last; k++)); do
       files+=(--rawfile "row:$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/metrics/$row.json")")
       files+=(--rawfile "raw:$(printf %04d "$k")" "$(repeat_file "$RUN_DIR/.repeat.$k/raw/$row.json")")
     done
@@ -160,7 +175,7 @@ repeat_collect() {
       FAIL) colour=$C_RED ;;
       *) colour=$C_YELLOW ;;
     esac
-    log "      $row, $((${#dirs[@]})) repeat(s): ${colour}${status}${C_OFF} $text"
+    log "      $row, $last repeat(s): ${colour}${status}${C_OFF} $text"
   done
   for d in "${dirs[@]}"; do
     repeat_move_raw "$RUN_DIR/$d/raw" "${d#.repeat.}" "$RUN_DIR/raw"

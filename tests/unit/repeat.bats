@@ -94,6 +94,19 @@ login() {
   assert_output $'startup 0\nlogin 1\nmetadata 1\nlogin 2\nmetadata 2\nmemory 0'
   KIT_REPEAT_ORDER=blocks run repeat_plan
   assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 0'
+  # localdisk (the local disk's baseline) in the first round only, beside the fio metrics
+  RUN_METRICS=(seqread localdisk metadata) REPEAT=3
+  run repeat_plan
+  assert_output $'seqread 1\nlocaldisk 1\nmetadata 1\nseqread 2\nmetadata 2\nseqread 3\nmetadata 3'
+  KIT_REPEAT_ORDER=blocks run repeat_plan
+  assert_output $'seqread 1\nseqread 2\nseqread 3\nlocaldisk 1\nmetadata 1\nmetadata 2\nmetadata 3'
+}
+
+@test "combine: a metric without a target (localdisk) passes on its repeats' verdicts, not on a median against nothing" {
+  local one='{"metric":"localdisk","status":"PASS","value":4,"unit":"local jobs","target":null,"target_op":null,"why":"","details":{},"warnings":[]}'
+  run combine "[$one,$one]"
+  run jq -r '"\(.status) \(.why) \(.unsure // false)"' <<<"$output"
+  assert_output 'PASS  false'
 }
 
 @test "sweep words: quotes as in the shell, nothing expanded, '#' starts a comment" {
