@@ -246,9 +246,47 @@ charts_server() {
     | [.command, ((.share // 0) * $k), (.calls // "null"), (.mean_us // "null")] | @tsv' "$f" >"$work/data.dat"
   rows=$(wc -l <"$work/data.dat")
   ((rows > 0)) || return 0
-  charts_gp_vars "title=$metric: server time per command" "rows=$rows" >"$work/vars.gp"
-  charts_plot server "$work" "$dir/charts/server-$metric.svg" || return 0
+  charts_gp_vars "title=$metric: server time per command" "rows=$rows" "xlab=% of the server time" >"$work/vars.gp"
+  charts_plot bars "$work" "$dir/charts/server-$metric.svg" || return 0
   charts_add "$metric" server "server-$metric.svg" "$metric: server time per command"
+}
+
+# charts_bars RUN_DIR WORK METRIC KIND JQ TITLE XLAB: a bar chart of METRIC (kind KIND) from
+# metrics/METRIC.json: JQ prints "label<TAB>length" rows, first on top.
+charts_bars() {
+  local dir=$1 work=$2/$4-$3 metric=$3 kind=$4 program=$5 title=$6 xlab=$7 rows
+  [[ -f $dir/metrics/$metric.json ]] || return 0
+  charts_work "$work"
+  jq -r "$program" "$dir/metrics/$metric.json" >"$work/data.dat" 2>/dev/null || : >"$work/data.dat"
+  rows=$(wc -l <"$work/data.dat")
+  if ((rows == 0)); then
+    charts_skip "$metric" "$kind" "no figures in metrics/$metric.json"
+    return 0
+  fi
+  charts_gp_vars "title=$title" "rows=$rows" "xlab=$xlab" >"$work/vars.gp"
+  charts_plot bars "$work" "$dir/charts/$kind-$metric.svg" || return 0
+  charts_add "$metric" "$kind" "$kind-$metric.svg" "$title"
+}
+
+# charts_once RUN_DIR WORK METRIC: the charts of the metrics measured once, without a rate over
+# time: localdisk (Samba's figure as % of the local disk's, per fio job) and startup (the time
+# to the first login of each round).
+charts_once() {
+  local dir=$1 work=$2 metric=$3 target
+  case $metric in
+    localdisk)
+      charts_bars "$dir" "$work" localdisk baseline '.details.jobs[]
+        | select((.samba | type) == "number" and (.local_disk | type) == "number" and .local_disk > 0)
+        | [.job, (.samba * 100 / .local_disk)] | @tsv' \
+        "localdisk: Samba as % of the local disk" "% of the local disk's figure (the same fio job)"
+      ;;
+    startup)
+      target=$(sed -n 's/^TARGET_STARTUP_LOGIN_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
+      charts_bars "$dir" "$work" startup rounds '.details.rounds[] | select((.login_ms | type) == "number")
+        | ["round \(.round)", .login_ms] | @tsv' \
+        "startup: time to the first login, per round" "ms from the start of smbd to the first login${target:+ (target <= $target ms)}"
+      ;;
+  esac
 }
 
 # charts_index OUT_JSON WHY SECONDS: write index.json from CHARTS_ENTRIES and CHARTS_SKIPPED.
@@ -305,6 +343,7 @@ charts_run() {
       charts_latency "$dir" "$CHARTS_WORK" "$metric" "$map"
       charts_time "$dir" "$CHARTS_WORK" "$metric" "$map"
     fi
+    charts_once "$dir" "$CHARTS_WORK" "$metric"
     charts_server "$dir" "$CHARTS_WORK" "$metric"
   done
   charts_end "$dir" ""

@@ -1,7 +1,8 @@
-# lib/charts/server.gp: the server's time per command. data.dat: command, % of the time,
-# calls, mean (us); largest first. vars.gp: title, rows.
+# lib/charts/bars.gp: horizontal bars from 0, first row on top: the server's time per command,
+# Samba against the local disk, the start-up rounds. data.dat: label, length (then anything).
+# vars.gp: title, rows, xlab.
 set title title noenhanced
-set xlabel '% of the server time'
+set xlabel xlab noenhanced
 set key off
 set xrange [0:*]
 set yrange [rows - 0.4:-0.6]

@@ -31,7 +31,9 @@ setup() {
     assert_line "$m time charts/time-$m.svg"
   done
   assert_line 'login server charts/server-login.svg'
-  [[ ${#lines[@]} -eq 13 ]]
+  assert_line 'localdisk baseline charts/baseline-localdisk.svg'
+  assert_line 'startup rounds charts/rounds-startup.svg'
+  [[ ${#lines[@]} -eq 15 ]]
   # steady.fio.json has no per-second logs; memory has no charts at all
   run jq -c '.not_drawn' "$C/index.json"
   assert_output '[{"metric":"latency","kind":"time","why":"no per-second data"}]'
@@ -50,7 +52,7 @@ setup() {
     assert_output ''
     n=$((n + 1))
   done
-  ((n == 13))
+  ((n == 15))
 }
 
 @test "charts: the concurrency curve's points are the steps' IOPS and p99 (log2 x axis)" {
@@ -150,6 +152,26 @@ setup() {
   echo "$output" | awk 'NR == 1 { k = $2 / $1 } { d = $2 - k * $1; if (d > 0.1 || d < -0.1) exit 1 }'
   run grep -o '<text>SMB2_[A-Z]*</text>' "$C/server-login.svg"
   assert_line --index 0 '<text>SMB2_SESSSETUP</text>'
+}
+
+# bars_match JSON_FILE JQ SVG: the SVG's bars, top to bottom, are JQ's figures (one scale, from 0)
+bars_match() {
+  jq -r "$2" "$1" >"$BATS_TEST_TMPDIR/fig"
+  svg_bar_lengths "$3" >"$BATS_TEST_TMPDIR/len"
+  [[ $(wc -l <"$BATS_TEST_TMPDIR/len") -eq $(wc -l <"$BATS_TEST_TMPDIR/fig") ]] || return 1
+  paste -d ' ' "$BATS_TEST_TMPDIR/fig" "$BATS_TEST_TMPDIR/len" |
+    awk 'NR == 1 { k = $2 / $1 } { d = $2 - k * $1; if (d > 0.1 || d < -0.1) exit 1 }'
+}
+
+@test "charts: localdisk's bars are Samba's figure as % of the local disk's; startup's the rounds' ms" {
+  bars_match "$RUN/metrics/localdisk.json" '.details.jobs[] | .samba * 100 / .local_disk' "$C/baseline-localdisk.svg"
+  run grep -o '<text>[a-z]*</text>' "$C/baseline-localdisk.svg"
+  assert_line --index 0 '<text>seqwrite</text>'
+  bars_match "$RUN/metrics/startup.json" '.details.rounds[] | .login_ms' "$C/rounds-startup.svg"
+  grep -q 'target &lt;= 500 ms' "$C/rounds-startup.svg"
+  # a wrong figure is noticed
+  run bars_match "$RUN/metrics/startup.json" '.details.rounds[] | .login_ms * (if .round == 2 then 1.05 else 1 end)' "$C/rounds-startup.svg"
+  assert_failure
 }
 
 @test "charts: without gnuplot on PATH nothing is drawn and index.json says why" {

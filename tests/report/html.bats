@@ -44,7 +44,7 @@ probe_lines() {
   local h=$RUN/report.html
   # every chart of index.json is inline, once
   [[ $(grep -c '<figure class="chart">' "$h") -eq $(jq '.charts | length' "$RUN/charts/index.json") ]]
-  [[ $(grep -c '<svg ' "$h") -eq 13 ]]
+  [[ $(grep -c '<svg ' "$h") -eq 15 ]]
   # nothing external: no script, stylesheet link, image source, url() or @import
   run grep -Ei '<script|<link|<img|src=|@import|url\([^#]|href="[a-z]+:' "$h"
   assert_output ''
@@ -93,7 +93,7 @@ probe_lines() {
   run probe_lines "$D/report.dom"
   local svgs
   svgs=$(printf '%s\n' "${lines[@]}" | grep -c '^svg ')
-  ((svgs == 13))
+  ((svgs == 15))
   # 'svg W H plot W H': the picture's box and the first plot's drawing, both non-empty
   printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
   printf '%s\n' "${lines[@]}" | awk '/^viewport/ { exit !($4 <= $2) }'
@@ -187,7 +187,7 @@ probe_lines() {
   done
   PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
-  [[ $(grep -c '<svg ' "$dir/report.html") -eq 13 ]]
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 15 ]]
   run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
   assert_output 6
   diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
