@@ -2,6 +2,7 @@
 # verdicts of the fio metrics. A jq module: include "fio".
 include "verdict";
 include "format";
+include "serverview";
 
 # fio_summary: fio's JSON (the input) as one object: per direction (read, write, mixed) iops,
 # bw_mbs (decimal MB/s: 10^6 bytes, as fio's "MB/s"), ios and lat_ms {p50,p95,p99,max,mean};
@@ -28,20 +29,6 @@ def fio_summary:
      errors: ($j.total_err // (if ($j.error // 0) != 0 then 1 else 0 end)),
      first_error: ($j.first_error // $j.error // 0),
      runtime_s: (([$j.read.runtime, $j.write.runtime, ($j.mixed.runtime // 0)] | map(. // 0) | max) / 1000)};
-
-# cifs_counts($ev): what the kernel client counted on the kit's share during a measurement
-# (the cifs probe of evidence $ev): {requests (SMBs sent), reads, writes, server_failed,
-# reconnects (of this share: TREE_CONNECTs sent again), host_reconnects (every cifs mount of
-# the host: the kernel counts session and share reconnects only in total)}; null without it.
-def cifs_counts($ev):
-  ($ev.probes.cifs // {}) as $c
-  | def d($k): if ($c.before[$k] | type) == "number" and ($c.after[$k] | type) == "number" then $c.after[$k] - $c.before[$k] else null end;
-    if ($c.available // false) | not then null
-    else {requests: d("requests"), reads: d("reads"), writes: d("writes"),
-          server_failed: (if d("reads_failed") == null then null else d("reads_failed") + d("writes_failed") end),
-          reconnects: d("tree_connects"),
-          host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
-    end;
 
 # drop_caches($d): the page-cache drop of a measurement as the report shows it ($d: its
 # raw/NAME.drop.json, null when none was asked): {text, warning (null when none)}.

@@ -62,12 +62,30 @@ def sv_cpu:
          others: {cores: $o, share: ($o / $n)}, runs: [$s[] | {name, split}]}
     end;
 
+# cifs_counts($ev): what the kernel client counted on the kit's share during a measurement
+# (the cifs probe of evidence $ev): {requests (SMBs sent), reads, writes, server_failed,
+# reconnects (of this share: TREE_CONNECTs sent again), host_reconnects (every cifs mount of
+# the host: the kernel counts session and share reconnects only in total)}; null without it.
+def cifs_counts($ev):
+  ($ev.probes.cifs // {}) as $c
+  | def d($k): if ($c.before[$k] | type) == "number" and ($c.after[$k] | type) == "number" then $c.after[$k] - $c.before[$k] else null end;
+    if ($c.available // false) | not then null
+    else {requests: d("requests"), reads: d("reads"), writes: d("writes"),
+          server_failed: (if d("reads_failed") == null then null else d("reads_failed") + d("writes_failed") end),
+          reconnects: d("tree_connects"),
+          host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
+    end;
+
 # sv_count($metric; $server): what the client said it did against what smbd counted, for the
-# helpers whose counts the server's must equal (docs/server-view.md: checked on a real smbd):
-# login (logins tried = connects), metadata (files created = Write calls, files of at least
-# 1 byte), concurrency (reads = Read calls). Input: the raw files. null when there is none.
+# measurements whose counts the server's must equal (docs/server-view.md: checked on a real
+# smbd): login (logins tried = connects), metadata (files created = Write calls, files of at
+# least 1 byte), concurrency (reads = Read calls), and fio through the kernel client (seqread,
+# seqwrite, randread, randwrite: fio's requests = Read or Write calls, as direct I/O of blocks
+# no larger than the mount's rsize/wsize is one SMB2 request each; the kernel client's count
+# from /proc/fs/cifs/Stats goes beside them). Input: the raw files. null when there is none.
 def sv_count($metric; $server):
   def n: if type == "number" then . else 0 end;
+  def calls($cmd): [$server.commands[] | select(.samba == $cmd) | .calls] | add // 0;
   def helper_lines($prefix): [to_entries[] | select(.key | test("^\($prefix)(\\.[0-9A-Za-z]+)?\\.json$")) | .value
     | select(type == "object" and .helper != null)];
   if ($server.available | not) then null
@@ -83,6 +101,13 @@ def sv_count($metric; $server):
     (helper_lines("concurrency") | map((.ops | n) + (.errors | n)) | add) as $c
     | if $c == null then null
       else profile_count_check("reads"; $c; ([$server.commands[] | select(.samba == "read") | .calls] | add // 0); sv_tolerance_pct) end
+  elif ($metric | test("^(seq|rand)(read|write)$")) then
+    (if ($metric | endswith("read")) then "read" else "write" end) as $dir
+    | (.["\($metric).fio.json"].jobs[0][$dir].total_ios? // null) as $ios
+    | cifs_counts(.["\($metric).evidence.json"]) as $cifs
+    | if ($ios | type) != "number" then null
+      else profile_count_check("\($dir)s (fio)"; $ios; calls($dir); sv_tolerance_pct)
+        + {kernel: (if $cifs then $cifs[$dir + "s"] else null end)} end
   else null
   end;
 
@@ -127,5 +152,6 @@ def sv_cpu_md:
 def sv_check_md:
   if . == null then empty
   else "Client against server: the client reported \(.client) \(.what), smbd counted \(.server) (\(
-    if .diff_pct == 0 then "equal" else "\((.diff_pct * 10 | round) / 10) %" end); tolerance \(.tolerance_pct) %)."
+    if .diff_pct == 0 then "equal" else "\((.diff_pct * 10 | round) / 10) %" end); tolerance \(.tolerance_pct) %)\(
+    if .kernel != null then "; the kernel client (/proc/fs/cifs/Stats) counted \(.kernel)" else "" end)."
   end;

@@ -2,6 +2,7 @@
 # from its raw files: fio's JSON and the cifs probe's counters. A jq module: include "steady".
 include "verdict";
 include "fio";
+include "serverview";
 
 # steady_summary: the fio summary plus asked_iops, achieved_iops, requests (fio's), and what the
 # kernel client counted on the kit's share (cifs_counts): cifs_requests, server_failed,

@@ -22,54 +22,75 @@ profile_level() {
 }
 
 # profile_unavailable CONF: print why smbd's counters cannot be read for CONF and return 0;
-# print nothing and return 1 when they can.
+# print nothing and return 1 when they can. What smbd was built with and the level are read
+# once per CONF (PROFILE_WHY_CONF, PROFILE_WHY); whether smbstatus prints counters, each time.
 profile_unavailable() {
-  local conf=$1 level build text
-  # (whole outputs, not 'cmd | grep -q': grep leaving early would fail the pipe under pipefail)
-  build=$(smbd -b 2>/dev/null) || true
-  if ! command -v smbstatus >/dev/null 2>&1; then
-    echo "smbstatus is not installed"
-  elif ! grep -qw WITH_PROFILE <<<"$build"; then
-    echo "this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)"
-  elif ! level=$(profile_level "$conf"); then
-    echo "testparm cannot read 'smbd profiling level' from '$conf'"
-  elif [[ $level == off ]]; then
-    echo "smbd profiling level = off in '$conf'"
-  elif ! text=$(timeout 2 smbstatus -s "$conf" -P 2>/dev/null) ||
-    ! grep -q '^smb2_read_count:' <<<"$text"; then
-    echo "'smbstatus -s $conf -P' printed no SMB2 counters"
-  else
-    return 1
+  local conf=$1 level build
+  if [[ ${PROFILE_WHY_CONF:-} != "$conf" ]]; then
+    # (whole outputs, not 'cmd | grep -q': grep leaving early would fail the pipe under pipefail)
+    build=$(smbd -b 2>/dev/null) || true
+    if ! command -v smbstatus >/dev/null 2>&1; then
+      PROFILE_WHY="smbstatus is not installed"
+    elif ! grep -qw WITH_PROFILE <<<"$build"; then
+      PROFILE_WHY="this smbd was built without profiling support (smbd -b shows no WITH_PROFILE)"
+    elif ! level=$(profile_level "$conf"); then
+      PROFILE_WHY="testparm cannot read 'smbd profiling level' from '$conf'"
+    elif [[ $level == off ]]; then
+      PROFILE_WHY="smbd profiling level = off in '$conf'"
+    else
+      PROFILE_WHY=''
+    fi
+    PROFILE_WHY_CONF=$conf
   fi
-  return 0
+  [[ -n $PROFILE_WHY ]] || return 1
+  printf '%s\n' "$PROFILE_WHY"
 }
 
 # profile_snapshot CONF: print smbd's counters now as one JSON object (lib/profile.jq
-# profile_parse_text); 1 when smbstatus failed.
+# profile_parse_text); 1 when smbstatus failed or did not answer within PROFILE_CALL_S s
+# (default 8: under emulation one 'smbstatus -P' took several seconds), 2 when it printed no
+# SMB2 counters.
 profile_snapshot() {
   local text
-  text=$(timeout 2 smbstatus -s "$1" -P 2>/dev/null) || return 1
+  text=$(timeout "${PROFILE_CALL_S:-8}" smbstatus -s "$1" -P 2>/dev/null) || return 1
+  grep -q '^smb2_read_count:' <<<"$text" || return 2
   printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text'
 }
 
 # profile_settled CONF: print a snapshot that no smbd process still has to add to. Each smbd
 # writes its counters at most 1 s after it worked (and when it exits), so two snapshots 1.1 s
-# apart that agree are final; it stops trying after about 6 s (the probe contract allows 10 s a
-# call) and then prints the last one with "settled":false.
+# apart that agree are final. It takes another only while that fits in 9 s from the start (the
+# probe contract allows 10 s a call; a slow smbstatus gets fewer tries), then prints the last one
+# with "settled":false. Status as profile_snapshot's.
 profile_settled() {
-  local conf=$1 a b start=$SECONDS
-  a=$(profile_snapshot "$conf") || return 1
+  local conf=$1 a b t0 t1 took start=$EPOCHREALTIME
+  t0=$EPOCHREALTIME
+  a=$(profile_snapshot "$conf") || return
+  b=$a
   while :; do
+    t1=$EPOCHREALTIME
+    took=$(((${t1/./} - ${t0/./}) / 1000)) # ms of the last snapshot (and the pause before it)
+    (((${t1/./} - ${start/./}) / 1000 + took + 1100 <= 9000)) || break
     sleep 1.1
-    b=$(profile_snapshot "$conf") || return 1
+    t0=$EPOCHREALTIME
+    b=$(profile_snapshot "$conf") || return
     if [[ $a == "$b" ]]; then
       jq -c '.settled = true' <<<"$b"
       return 0
     fi
-    ((SECONDS - start < 6)) || break
     a=$b
   done
   jq -c '.settled = false' <<<"$b"
+}
+
+# profile_failed STATUS WHEN: why a snapshot (profile_snapshot's STATUS) WHEN (before, after)
+# the run could not be taken.
+profile_failed() {
+  if (($1 == 2)); then
+    echo "'smbstatus -s $KIT_CONF -P' printed no SMB2 counters $2 the run"
+  else
+    echo "'smbstatus -P' failed or took more than ${PROFILE_CALL_S:-8} s $2 the run"
+  fi
 }
 
 # profile_unavailable_result WORK REASON: the probe's result when there is no view.
@@ -86,10 +107,10 @@ probe_profile_before() {
     return 0
   fi
   level=$(profile_level "$KIT_CONF")
-  if ! snap=$(profile_settled "$KIT_CONF"); then
-    echo "smbstatus -P failed before the run" >"$work/reason"
+  snap=$(profile_settled "$KIT_CONF") || {
+    profile_failed $? before >"$work/reason"
     return 0
-  fi
+  }
   jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$work/before.json"
 }
 
@@ -103,10 +124,10 @@ probe_profile_after() {
     return 0
   fi
   level=$(jq -r '.level' "$work/before.json")
-  if ! snap=$(profile_settled "$KIT_CONF"); then
-    profile_unavailable_result "$work" "smbstatus -P failed after the run"
+  snap=$(profile_settled "$KIT_CONF") || {
+    profile_unavailable_result "$work" "$(profile_failed $? after)"
     return 0
-  fi
+  }
   if ! jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$raw.after.json" ||
     ! cp "$work/before.json" "$raw.before.json"; then
     profile_unavailable_result "$work" "cannot write '$raw.after.json'"
@@ -117,7 +138,7 @@ probe_profile_after() {
     'include "profile"; profile_diff($b[0]; $a[0]; $level)
      | if .available then .files = ["\($name).profile.before.json", "\($name).profile.after.json"] else . end
      | if .available and ($a[0].settled | not) then
-         .warnings = ["smbd was still adding to its counters 6 s after the run: the last second may be missing"]
+         .warnings = ["smbd was still adding to its counters when the probe stopped waiting (about 9 s after the run): the last second may be missing"]
        else . end' >"$work/result.json" ||
     profile_unavailable_result "$work" "the counters could not be compared"
   return 0

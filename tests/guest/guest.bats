@@ -189,6 +189,51 @@ EOF
   assert_success
 }
 
+@test "guest: the server's view of every fio metric; fio's requests = smbd's calls = the kernel client's count" {
+  local m
+  # the per-command table and the client/server CPU split: the six fio metrics and the helpers'
+  for m in seqwrite seqread randread randwrite latency errors login metadata concurrency memory; do
+    run jq -r --arg m "$m" '.metrics[$m].details | "\(.server.available) \(.server.why // "")\(.cpu.available)"' "$RES"
+    assert_output 'true true'
+  done
+  for m in seqwrite seqread randread randwrite; do
+    # the exact check (tolerance 1 %): direct I/O through cifs is one SMB2 request per fio request
+    run jq -r --arg m "$m" '.metrics[$m].details.count_check | "\(.ok) \(.client == .server) \(.client == .kernel) \(.client > 0)"' "$RES"
+    assert_output 'true true true true'
+    # what was measured, for the test's output: the counts, fio's time per request against smbd's
+    jq -r --arg m "$m" '.metrics[$m].details as $d | ($d.server.commands[] | select(.samba == ($m | sub("^(seq|rand)"; ""))))
+      as $c | "# \($m): fio \($d.count_check.client) requests, smbd \($d.count_check.server) calls, kernel \($d.count_check.kernel);
+        mean time per request: fio \($d.lat_ms.mean * 1000 | round) µs, smbd \($c.mean_us | round) µs"' "$RES" >&3
+    # smbd's time per request is part of fio's (fio's also has the wire, the kernel client, the queue)
+    run jq -e --arg m "$m" '.metrics[$m].details as $d | ($d.server.commands[] | select(.samba == ($m | sub("^(seq|rand)"; ""))))
+      | .mean_us <= $d.lat_ms.mean * 1000' "$RES"
+    assert_success
+  done
+  run grep -c "^Client against server: the client reported [0-9]* \(reads\|writes\) (fio), smbd counted" "$OUT/run/report.md"
+  assert_output 4
+}
+
+@test "guest: charts for every measured metric, well-formed, inline in report.html" {
+  local idx=$OUT/run/charts/index.json m f n
+  run jq -r '"\(.why) \(.tool | startswith("gnuplot")) \(.not_drawn | length)"' "$idx"
+  assert_output 'null true 0'
+  run jq -r '.charts[] | "\(.metric) \(.kind)"' "$idx"
+  for m in login metadata concurrency seqwrite seqread randread randwrite latency; do
+    assert_line "$m latency"
+    assert_line "$m time"
+  done
+  assert_line 'concurrency curve'
+  assert_line 'localdisk baseline'
+  assert_line 'startup rounds'
+  for m in seqwrite seqread randread randwrite; do assert_line "$m server"; done
+  n=0
+  while read -r f; do
+    xmllint --noout "$OUT/run/$f" || fail "not well-formed: $f"
+    n=$((n + 1))
+  done < <(jq -r '.charts[].file' "$idx")
+  [[ $(grep -c '<svg ' "$OUT/run/report.html") -eq $n ]] || fail "report.html has $(grep -c '<svg ' "$OUT/run/report.html") charts, index.json $n"
+}
+
 @test "guest: stop-samba.sh stopped the unit and unmounted; start-samba.sh brought both back" {
   run cat "$EV/after-stop-unit-show.txt"
   assert_line "ActiveState=inactive"

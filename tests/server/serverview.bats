@@ -179,6 +179,25 @@ wire_requests() {
   assert_output "server view: not available (smbd's counters went back during the run (smbd started again))"
 }
 
+@test "fio through the kernel client: fio's requests against smbd's calls and the kernel's count (guest run)" {
+  local g=$KIT_ROOT/tests/fixtures/guest-fio m
+  for m in randread seqwrite; do
+    run jq -L "$KIT_ROOT/lib" -n -c --arg m "$m" --slurpfile f "$g/$m.fio.json" --slurpfile e "$g/$m.evidence.json" \
+      'include "serverview"; {"\($m).fio.json": $f[0], "\($m).evidence.json": $e[0]} | serverview($m)
+       | .details.count_check | [.what, .client, .server, .kernel, .ok]'
+    assert_success
+    case $m in
+      randread) assert_output '["reads (fio)",3622,3622,3622,true]' ;;
+      seqwrite) assert_output '["writes (fio)",219,219,219,true]' ;;
+    esac
+  done
+  # smbd counting 2 % fewer Read calls than fio made is a warning that names both counts
+  run jq -L "$KIT_ROOT/lib" -n -r --slurpfile f "$g/randread.fio.json" --slurpfile e "$g/randread.evidence.json" \
+    'include "serverview"; {"randread.fio.json": $f[0],
+      "randread.evidence.json": ($e[0] | (.probes.profile.commands[] | select(.command == "read") | .calls) = 3550)} | serverview("randread") | .warnings[]'
+  assert_output --partial 'the server counted 2 % fewer reads (fio) than the client reported (3622 against 3550; tolerance 1 %)'
+}
+
 @test "profile_count_check: within the tolerance no warning, beyond it a warning that says how much" {
   kit_require_cmd jq
   run jq -L "$KIT_ROOT/lib" -n -c 'include "profile"; profile_count_check("reads"; 1000; 1000; 0) | [.ok, .warning]'
@@ -301,6 +320,28 @@ wire_requests() {
   # the measurement itself went on
   jq -e '.ok and .ops > 0' "$RUN_DIR/raw/t.json"
   [[ ! -e $RUN_DIR/raw/t.profile.after.json ]]
+}
+
+@test "profile probe: a slow smbstatus (3 s, as under emulation) still gives the view, each call within 10 s" {
+  live
+  # the real smbstatus, 3 s late: the guest's emulated CPU made the old 2 s bound cut it off
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\nsleep 3\nexec %s "$@"\n' "$(command -v smbstatus)" >"$BATS_TEST_TMPDIR/bin/smbstatus"
+  chmod +x "$BATS_TEST_TMPDIR/bin/smbstatus"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH
+  local w=$RUN_DIR/.probes.slow t0
+  mkdir -p "$w"
+  t0=$SECONDS
+  probe_profile_before slow "$w"
+  ((SECONDS - t0 <= 10)) || fail "before took $((SECONDS - t0)) s"
+  [[ -s $w/before.json ]] || fail "no snapshot: $(cat "$w/reason" 2>/dev/null)"
+  "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0" >"$RUN_DIR/raw/slow.json"
+  t0=$SECONDS
+  probe_profile_after slow "$w"
+  ((SECONDS - t0 <= 10)) || fail "after took $((SECONDS - t0)) s"
+  jq -e '.available and .commands.read.count > 0' "$w/result.json" >/dev/null || fail "$(cat "$w/result.json")"
+  [[ $(jq .commands.read.count "$w/result.json") == $(jq .ops "$RUN_DIR/raw/slow.json") ]] ||
+    fail "smbd counted $(jq .commands.read.count "$w/result.json") reads, smb-readers made $(jq .ops "$RUN_DIR/raw/slow.json")"
 }
 
 @test "profile probe: an smbd built without profiling is reported" {
