@@ -99,7 +99,7 @@ def verdict_md($c):
    | if $ss == null then empty else
        "| Samba settings in effect | \($ss.in_effect | to_entries | map("\(.key)=\(.value)"
            + ((.key as $k | $ss.differences // [] | map(select(.key == $k))[0]) as $d
-              | if $d then " (\($d.asked_in) asked \($d.asked): not applied)" else "" end)) | join(", ") | cell); read back from the running server (\($ss.checked_with | cell))\(if $ss.applied.at then "; applied by start-samba.sh at \($ss.applied.at)" else "" end) |",
+              | if $d then " (not \($d.asked) as \($d.asked_in) says: start-samba.sh has not applied that)" else "" end)) | join(", ") | cell); read back from the running server (\($ss.checked_with | cell))\(if $ss.applied.at then "; applied by start-samba.sh at \($ss.applied.at)" else "" end) |",
        (if ($ss.parameters // null) == null then empty else
           "| Samba parameters (smb.conf of the test server) | [global] \($ss.parameters.global | to_entries | map("\(.key) = \(.value)") | join("; ") | cell); [share] \($ss.parameters.share | to_entries | map("\(.key) = \(.value)") | join("; ") | cell) |" end)
      end),

@@ -78,7 +78,7 @@ measure() {
   run jq -r '.sessions.encryption' "$DIR/system.json"
   refute_output '-'
   run cat "$DIR/report.md"
-  assert_output --regexp '\| Samba settings in effect \| ENCRYPTION=yes \([^)]*settings.conf asked no: not applied\), SIGNING=default, STRICT_SYNC=yes, USE_SENDFILE=no; read back from the running server \(testparm -s [^)]*smb.conf\)'
+  assert_output --regexp '\| Samba settings in effect \| ENCRYPTION=yes \(not no as [^)]*settings.conf says: start-samba.sh has not applied that\), SIGNING=default, STRICT_SYNC=yes, USE_SENDFILE=no; read back from the running server \(testparm -s [^)]*smb.conf\)'
   assert_output --partial 'server smb encrypt = required'
 }
 
@@ -96,7 +96,7 @@ measure() {
   run grep -E '^(ENCRYPTION|STRICT_SYNC)=' "$DIR/settings.env"
   assert_output $'ENCRYPTION=no\nSTRICT_SYNC=yes'
   run cat "$DIR/report.md"
-  assert_output --partial '| Samba settings in effect | ENCRYPTION=no (the environment of test-samba.sh asked yes: not applied), SIGNING=default, STRICT_SYNC=yes (the environment of test-samba.sh asked no: not applied), USE_SENDFILE=no;'
+  assert_output --partial '| Samba settings in effect | ENCRYPTION=no (not yes as the environment of test-samba.sh says: start-samba.sh has not applied that), SIGNING=default, STRICT_SYNC=yes (not no as the environment of test-samba.sh says: start-samba.sh has not applied that), USE_SENDFILE=no;'
 }
 
 @test "server settings: an smb.conf changed after the start is named; the values start-samba.sh applied are shown" {
