@@ -5,10 +5,11 @@
 # system_record: write system.json (host, versions, how the service runs, mount, the server's
 # Samba settings from serverconf_adopt, sessions; warnings follow the server's settings).
 system_record() {
-  local opts mounted=no skip=${KIT_MOUNT_SKIP:-} sessions changed requested
+  local opts mounted=no skip=${KIT_MOUNT_SKIP:-} sessions changed requested lookup
   if opts=$(mount_options_now 2>/dev/null); then mounted=yes skip=''; else opts=''; fi
   [[ $mounted == yes || -n $skip ]] || skip="not mounted"
   sessions=$(system_sessions) || sessions=null
+  lookup=$(system_name_lookup)
   changed=$(settings_diff_defaults)
   requested=$(printf '%s\n' "${RUN_METRICS[@]}")
   jq -n --arg host "$(uname -n)" --argjson cpus "$RUN_CPUS" \
@@ -20,21 +21,37 @@ system_record() {
     --arg mounted "$mounted" --arg skip "$skip" --arg opts "$opts" --argjson sessions "$sessions" \
     --arg changed "$changed" --arg requested "$requested" --arg started "$RUN_STARTED_AT" \
     --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
-    --argjson server "${SERVERCONF_JSON:-null}" \
+    --argjson server "${SERVERCONF_JSON:-null}" --argjson lookup "$lookup" \
     '($changed | split("\n") | map(select(. != ""))) as $changed
     | ($requested | split("\n") | map(select(. != ""))) as $requested
     | {host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
       fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
       cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
       mount_skip: $skip, mount_opts: $opts, server_settings: $server, sessions: $sessions,
+      name_lookup: $lookup,
       settings_changed: $changed,
       run: {started_at: $started, command: $cmd, requested: $requested}}
     | .warnings = ($server.warnings // []) + [
         (if $sessions == null then "the signing and encryption of the sessions could not be checked (smbstatus during a held connection)" else empty end),
         (if $enc == "yes" and $sessions != null and ($sessions.encryption | test("(^|, )-($|,)")) then "the server runs with ENCRYPTION=yes, but smbstatus shows sessions without encryption: \($sessions.encryption)" else empty end),
         (if $enc == "no" and $sessions != null and ($sessions.encryption | test("^-$") | not) then "the server runs with ENCRYPTION=no, but smbstatus shows encrypted sessions: \($sessions.encryption)" else empty end),
+        (if $lookup.resolves and $lookup.ms < 1000 then empty else "this host'"'"'s name '"'"'\($lookup.name)'"'"' \(if $lookup.resolves then "took \($lookup.ms) ms to resolve" else "does not resolve (\($lookup.error))" end): smbd looks it up on every connection, so login and connection figures include that wait; add it to /etc/hosts (e.g. 127.0.1.1 \($lookup.name))" end),
         (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "the server runs with SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing)" else empty end)
       ]' >"$RUN_DIR/system.json"
+}
+
+# system_name_lookup: print how this host's own name resolves as JSON {name, resolves, ms,
+# error}: smbd resolves it for every new connection (seen with strace), so a name that only DNS
+# knows, or nobody, slows every login. Bounded by 3 s.
+system_name_lookup() {
+  local name t0 t1 rc=0
+  name=$(uname -n)
+  t0=$EPOCHREALTIME
+  timeout 3 getent ahosts "$name" >/dev/null 2>&1 || rc=$?
+  t1=$EPOCHREALTIME
+  jq -n -c --arg n "$name" --argjson rc "$rc" --argjson ms "$(((${t1/./} - ${t0/./}) / 1000))" '
+    {name: $n, resolves: ($rc == 0), ms: $ms,
+     error: (if $rc == 0 then null elif $rc == 124 then "no answer within 3 s" else "not found" end)}'
 }
 
 # system_sessions: hold one connection (30 s at most to get it) and print what smbstatus says about its signing and

@@ -172,6 +172,23 @@ last_run() {
   assert_line '### What to change'
 }
 
+@test "run: a host name that does not resolve is recorded and named in the report (smbd looks it up per connection)" {
+  kit_require_root
+  kit_require_cmd unshare
+  # the run in a UTS namespace of its own, whose host name nobody knows
+  run unshare -u bash -c 'hostname kit-name-nobody-knows && exec env DURATION=1 "$1/test-samba.sh" memory' _ "$KIT_ROOT"
+  run jq -r '.name_lookup | "\(.name) \(.resolves) \(.error)"' "$(last_run)/system.json"
+  assert_output 'kit-name-nobody-knows false not found'
+  run cat "$(last_run)/report.md"
+  assert_output --partial "this host's name 'kit-name-nobody-knows' does not resolve (not found): smbd looks it up on every connection"
+  # and a name that resolves gives no such warning
+  run env DURATION=1 "$KIT_ROOT/test-samba.sh" memory
+  run jq -r '.name_lookup.resolves' "$(last_run)/system.json"
+  assert_output true
+  run grep -c "smbd looks it up on every connection" "$(last_run)/report.md"
+  assert_output 0
+}
+
 @test "run: TERM during a run stops the helpers, writes the partial report marked incomplete, keeps the server" {
   kit_require_root
   local pid dir i
