@@ -176,6 +176,7 @@ last_run() {
   kit_require_root
   kit_require_cmd unshare
   # the run in a UTS namespace of its own, whose host name nobody knows
+  # shellcheck disable=SC2016 # expanded by the inner bash
   run unshare -u bash -c 'hostname kit-name-nobody-knows && exec env DURATION=1 "$1/test-samba.sh" memory' _ "$KIT_ROOT"
   run jq -r '.name_lookup | "\(.name) \(.resolves) \(.error)"' "$(last_run)/system.json"
   assert_output 'kit-name-nobody-knows false not found'
