@@ -67,7 +67,9 @@ probe_lines() {
 
 @test "html: the charts sit in their metric's section, and a chart not drawn says why" {
   run awk '/<h2>/ { h = $0 } /<figure class="chart">/ { getline; getline; print h }' "$RUN/report.html"
-  assert_line --index 0 --partial '<code>login</code>'
+  assert_line --index 0 --partial '<code>startup</code>'
+  assert_line --partial '<code>login</code>'
+  assert_line --partial '<code>localdisk</code>'
   run sed -n '/<code>latency<\/code>)<\/h2>/,/<h2>/p' "$RUN/report.html"
   assert_output --partial '<p>Charts not drawn: rate over time (no per-second data).</p>'
   assert_output --partial 'aria-label="latency: latency distribution"'
@@ -84,7 +86,7 @@ probe_lines() {
 
 @test "html: the verdict table is in the DOM with a class per verdict" {
   run grep -c '<td class="pass">PASS</td>' "$D/report.dom"
-  assert_output 6
+  assert_output 7
   grep -q '<td class="fail"><strong>FAIL</strong></td>' "$D/report.dom"
   grep -q '<th>Verdict</th>' "$D/report.dom"
 }
@@ -189,6 +191,6 @@ probe_lines() {
   assert_success
   [[ $(grep -c '<svg ' "$dir/report.html") -eq 15 ]]
   run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
-  assert_output 6
+  assert_output 7
   diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
 }
