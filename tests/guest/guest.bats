@@ -202,8 +202,7 @@ EOF
     assert_output 'true true true true'
     # what was measured, for the test's output: the counts, fio's time per request against smbd's
     jq -r --arg m "$m" '.metrics[$m].details as $d | ($d.server.commands[] | select(.samba == ($m | sub("^(seq|rand)"; ""))))
-      as $c | "# \($m): fio \($d.count_check.client) requests, smbd \($d.count_check.server) calls, kernel \($d.count_check.kernel);
-        mean time per request: fio \($d.lat_ms.mean * 1000 | round) µs, smbd \($c.mean_us | round) µs"' "$RES" >&3
+      as $c | "# \($m): fio \($d.count_check.client) requests, smbd \($d.count_check.server) calls, kernel \($d.count_check.kernel); mean time per request: fio \($d.lat_ms.mean * 1000 | round) µs, smbd \($c.mean_us | round) µs"' "$RES" >&3
     # smbd's time per request is part of fio's (fio's also has the wire, the kernel client, the queue)
     run jq -e --arg m "$m" '.metrics[$m].details as $d | ($d.server.commands[] | select(.samba == ($m | sub("^(seq|rand)"; ""))))
       | .mean_us <= $d.lat_ms.mean * 1000' "$RES"
