@@ -251,16 +251,17 @@ charts_server() {
   charts_add "$metric" server "server-$metric.svg" "$metric: server time per command"
 }
 
-# charts_bars RUN_DIR WORK METRIC KIND JQ TITLE XLAB: a bar chart of METRIC (kind KIND) from
-# metrics/METRIC.json: JQ prints "label<TAB>length" rows, first on top.
+# charts_bars RUN_DIR WORK METRIC KIND JQ TITLE XLAB WHY_NONE: a bar chart of METRIC (kind KIND)
+# from metrics/METRIC.json: JQ prints "label<TAB>length" rows, first on top; WHY_NONE is the
+# not_drawn reason when it prints none.
 charts_bars() {
-  local dir=$1 work=$2/$4-$3 metric=$3 kind=$4 program=$5 title=$6 xlab=$7 rows
+  local dir=$1 work=$2/$4-$3 metric=$3 kind=$4 program=$5 title=$6 xlab=$7 none=$8 rows
   [[ -f $dir/metrics/$metric.json ]] || return 0
   charts_work "$work"
   jq -r "$program" "$dir/metrics/$metric.json" >"$work/data.dat" 2>/dev/null || : >"$work/data.dat"
   rows=$(wc -l <"$work/data.dat")
   if ((rows == 0)); then
-    charts_skip "$metric" "$kind" "no figures in metrics/$metric.json"
+    charts_skip "$metric" "$kind" "$none"
     return 0
   fi
   charts_gp_vars "title=$title" "rows=$rows" "xlab=$xlab" >"$work/vars.gp"
@@ -278,13 +279,15 @@ charts_once() {
       charts_bars "$dir" "$work" localdisk baseline '.details.jobs[]
         | select((.samba | type) == "number" and (.local_disk | type) == "number" and .local_disk > 0)
         | [.job, (.samba * 100 / .local_disk)] | @tsv' \
-        "localdisk: Samba as % of the local disk" "% of the local disk's figure (the same fio job)"
+        "localdisk: Samba as % of the local disk" "% of the local disk's figure (the same fio job)" \
+        "no fio job was measured both through Samba and on the local disk in this run"
       ;;
     startup)
       target=$(sed -n 's/^TARGET_STARTUP_LOGIN_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
       charts_bars "$dir" "$work" startup rounds '.details.rounds[] | select((.login_ms | type) == "number")
         | ["round \(.round)", .login_ms] | @tsv' \
-        "startup: time to the first login, per round" "ms from the start of smbd to the first login${target:+ (target <= $target ms)}"
+        "startup: time to the first login, per round" "ms from the start of smbd to the first login${target:+ (target <= $target ms)}" \
+        "no round reached a login"
       ;;
   esac
 }

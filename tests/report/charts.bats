@@ -174,6 +174,18 @@ bars_match() {
   assert_failure
 }
 
+@test "charts: localdisk without Samba's figures (no cifs mount) is not drawn, and says why" {
+  local dir="$BATS_TEST_TMPDIR/no samba"
+  mkdir -p "$dir"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  jq '.details.jobs[].samba = null' "$KIT_ROOT/tests/fixtures/charts-run/metrics/localdisk.json" >"$dir/metrics/localdisk.json"
+  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  run jq -c '.not_drawn[] | select(.metric == "localdisk")' "$dir/charts/index.json"
+  assert_output '{"metric":"localdisk","kind":"baseline","why":"no fio job was measured both through Samba and on the local disk in this run"}'
+  [[ ! -e $dir/charts/baseline-localdisk.svg ]]
+}
+
 @test "charts: without gnuplot on PATH nothing is drawn and index.json says why" {
   local bin=$BATS_TEST_TMPDIR/bin dir="$BATS_TEST_TMPDIR/no plot" f
   mkdir -p "$bin" "$dir"
