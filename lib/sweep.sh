@@ -158,13 +158,14 @@ sweep_child() {
   return "$rc"
 }
 
-# sweep_stop_child: stop a running child (TERM: test-samba.sh writes its partial report),
-# KILL after 60 s.
+# sweep_stop_child: stop a running child (TERM: test-samba.sh writes its partial report), TERM
+# again every 5 s (bash 5.2 can lose a trapped signal: lib/lock.sh, lock_stop_run), KILL after
+# 60 s.
 sweep_stop_child() {
   local i
   [[ -n ${SWEEP_CHILD:-} ]] || return 0
-  kill -TERM "$SWEEP_CHILD" 2>/dev/null || true
   for ((i = 0; i < 600; i++)); do
+    if ((i % 50 == 0)); then kill -TERM "$SWEEP_CHILD" 2>/dev/null || true; fi
     kill -0 "$SWEEP_CHILD" 2>/dev/null || break
     sleep 0.1
   done

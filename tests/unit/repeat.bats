@@ -116,3 +116,17 @@ login() {
   run sweep_words "A='x"
   assert_failure
 }
+
+@test "sweep: a step that lost the first TERM (bash 5.2 can lose a trap) gets it again, not KILL" {
+  # the stand-in step ignores the first TERM and ends on the second, leaving a mark
+  local mark=$BATS_TEST_TMPDIR/second-term
+  bash -c 'n=0; trap '\''n=$((n + 1)); if ((n > 1)); then echo ended >"$1"; exit 7; fi'\'' TERM
+    for _ in {1..600}; do sleep 0.1; done' _ "$mark" &
+  SWEEP_CHILD=$!
+  sleep 0.5
+  local t0=$SECONDS
+  sweep_stop_child
+  ((SECONDS - t0 <= 8)) || fail "it took $((SECONDS - t0)) s"
+  [[ -z $SWEEP_CHILD ]]
+  [[ -s $mark ]] || fail "the step did not end through its own trap"
+}
