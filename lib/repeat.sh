@@ -138,7 +138,7 @@ repeat_abort() {
 # repeat_collect: combine every row of RUN_DIR/.repeat.*/metrics into RUN_DIR/metrics (with a
 # progress line each), move the raw files to RUN_DIR/raw, remove the repeat folders.
 repeat_collect() {
-  local k d row line status text colour last
+  local k d row line status text last
   local -a dirs rows files
   mapfile -t dirs < <(find "$RUN_DIR" -mindepth 1 -maxdepth 1 -type d -name '.repeat.*' -printf '%f\n' | sort -t. -k3,3n)
   ((${#dirs[@]} > 0)) || return 0
@@ -170,12 +170,7 @@ repeat_collect() {
     [[ -n $line ]] || continue
     IFS=$'\t' read -r status text _ <<<"$line"
     printf '%s\n' "${line##*$'\t'}" >"$RUN_DIR/metrics/$row.json"
-    case $status in
-      PASS) colour=$C_GREEN ;;
-      FAIL) colour=$C_RED ;;
-      *) colour=$C_YELLOW ;;
-    esac
-    log "      $row, $last repeat(s): ${colour}${status}${C_OFF} $text"
+    log "      $row, $last repeat(s): $(results_status_colour "$status") $text"
   done
   for d in "${dirs[@]}"; do
     repeat_move_raw "$RUN_DIR/$d/raw" "${d#.repeat.}" "$RUN_DIR/raw"

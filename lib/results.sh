@@ -51,11 +51,20 @@ results_jq() {
     "include \"verdict\"; include \"format\"; include \"metrics/$m\"; raw_files | $program"
 }
 
+# results_status_colour STATUS: print STATUS (PASS, FAIL, SKIP) in its colour for a progress line.
+results_status_colour() {
+  case $1 in
+    PASS) printf '%s\n' "$C_GREEN$1$C_OFF" ;;
+    FAIL) printf '%s\n' "$C_RED$1$C_OFF" ;;
+    *) printf '%s\n' "$C_YELLOW$1$C_OFF" ;;
+  esac
+}
+
 # results_verdict METRIC SKIP ERROR ELAPSED_S: judge METRIC (SKIP: why it could not run; ERROR:
 # why its measurement failed; both may be empty) into metrics/ROW.json for each row it gives, and
 # log each row's progress line. 1 when the verdict program failed.
 results_verdict() {
-  local m=$1 name status text json colour lines
+  local m=$1 name status text json lines
   local -a inputs
   mapfile -t inputs < <(registry_inputs "$m" | tr ' ' '\n')
   lines=$(RESULTS_SKIP=$2 RESULTS_ERROR=$3 RESULTS_ELAPSED=$4 results_jq "$m" \
@@ -67,12 +76,7 @@ results_verdict() {
     [[ $name == "$m" || " $(registry_rows | tr '\n' ' ') " == *" $name "* ]] ||
       warn "metric '$m' wrote a row '$name' that lib/metrics/list does not name"
     printf '%s\n' "$json" >"$RUN_DIR/metrics/$name.json"
-    case $status in
-      PASS) colour=$C_GREEN ;;
-      FAIL) colour=$C_RED ;;
-      *) colour=$C_YELLOW ;;
-    esac
-    log "      $name: ${colour}${status}${C_OFF} $text"
+    log "      $name: $(results_status_colour "$status") $text"
   done <<<"$lines"
 }
 

@@ -129,7 +129,7 @@ run_metrics() {
 # run_signal SIGNAL: a signal ends the run: remember why, exit 1 (the EXIT trap cleans up).
 run_signal() {
   trap '' INT TERM HUP
-  RUN_STOP_WHY=$(lock_stop_reason) || RUN_STOP_WHY="interrupted by the user ($1)"
+  RUN_STOP_WHY="interrupted by the user ($1)"
   exit 1
 }
 
@@ -137,7 +137,7 @@ run_signal() {
 # die, errexit) stop helpers and fio, remove half-written files, start the server again if the
 # startup metric left it stopped, and write the partial report marked incomplete.
 run_exit() {
-  local rc=$?
+  local rc=$? why
   # the cleanup must go on when a message cannot be written (a dropped terminal)
   set +e
   # a signal may have come while stderr was redirected (a probe's 2>>raw/NAME.err): the
@@ -145,8 +145,8 @@ run_exit() {
   if [[ -n ${RUN_STDERR_FD:-} ]]; then exec 2>&"$RUN_STDERR_FD"; fi
   trap '' INT TERM HUP PIPE
   [[ ${RUN_DONE:-0} != 1 && -n ${RUN_DIR:-} && -d ${RUN_DIR:-} ]] || return "$rc"
-  # a TERM whose trap bash lost (lib/lock.sh, lock_stop_run) still names who stopped the run
-  [[ -n ${RUN_STOP_WHY:-} ]] || RUN_STOP_WHY=$(lock_stop_reason) || RUN_STOP_WHY=''
+  # a stop or cleanup names itself, also when bash lost the trap of its TERM (lib/lock.sh)
+  if why=$(lock_stop_reason); then RUN_STOP_WHY=$why; fi
   log ""
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
