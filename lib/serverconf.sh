@@ -44,7 +44,9 @@ serverconf_conf_sum() {
 # serverconf_record: after start-samba.sh (re)started smbd or found it running with the current
 # smb.conf, store in the state what it applied: KIT_SAMBA_SETTINGS ('KEY=value ...' of the four
 # kit settings), KIT_SAMBA_SETTINGS_ENV (the keys start-samba.sh took from its environment) and
-# KIT_CONF_SHA256 (the smb.conf smbd runs with).
+# KIT_SAMBA_PARAMS (the Samba parameters under test it applied, as JSON:
+# {"SAMBA_GLOBAL_PARAMS": "...", "SAMBA_SHARE_PARAMS": "..."}) and KIT_CONF_SHA256 (the smb.conf
+# smbd runs with).
 serverconf_record() {
   local key applied='' fromenv=''
   for key in $SERVERCONF_KEYS; do
@@ -53,6 +55,8 @@ serverconf_record() {
   done
   state_set KIT_SAMBA_SETTINGS "$applied"
   state_set KIT_SAMBA_SETTINGS_ENV "$fromenv"
+  state_set KIT_SAMBA_PARAMS "$(jq -cn --arg g "$SAMBA_GLOBAL_PARAMS" --arg s "$SAMBA_SHARE_PARAMS" \
+    '{SAMBA_GLOBAL_PARAMS: $g, SAMBA_SHARE_PARAMS: $s}')"
   state_set KIT_CONF_SHA256 "$(serverconf_conf_sum "$KIT_CONF" || true)"
 }
 
@@ -131,6 +135,17 @@ serverconf_adopt() {
     warns+=("$key=$asked in $where, but the server runs with $key=$v: this run measured $v; run ./start-samba.sh to apply $key=$asked")
     printf -v "$key" '%s' "$v"
   done
+  # the Samba parameters under test: those start-samba.sh applied, whatever this script was given
+  if [[ -n ${KIT_SAMBA_PARAMS:-} ]]; then
+    for key in SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS; do
+      v=$(jq -r --arg k "$key" '.[$k] // ""' <<<"$KIT_SAMBA_PARAMS" 2>/dev/null) || continue
+      asked=${!key}
+      [[ $v != "$asked" ]] || continue
+      if printenv "$key" >/dev/null; then where="the environment of test-samba.sh"; else where=${KIT_SETTINGS:-settings.conf}; fi
+      warns+=("$key='$asked' in $where, but start-samba.sh applied $key='$v': this run measured the server with '$v'; run ./start-samba.sh to apply '$asked'")
+      printf -v "$key" '%s' "$v"
+    done
+  fi
   SERVERCONF_JSON=$(jq -cn --arg how "$how" --arg conf "$KIT_CONF" --arg read "$read" \
     --arg applied "$applied" --arg fromenv "${KIT_SAMBA_SETTINGS_ENV:-}" --arg at "${KIT_STARTED_AT:-}" \
     --argjson changed "$changed" --arg diffs "$(printf '%s\n' "${diffs[@]}")" \

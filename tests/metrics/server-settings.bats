@@ -82,6 +82,20 @@ measure() {
   assert_output --partial 'server smb encrypt = required'
 }
 
+@test "server settings: started without, run with a Samba parameter under test: the report shows the server's (none) and why" {
+  start
+  run grep '^KIT_SAMBA_PARAMS=' "$S_ROOT/state/kit.env"
+  assert_output 'KIT_SAMBA_PARAMS="{\"SAMBA_GLOBAL_PARAMS\":\"\",\"SAMBA_SHARE_PARAMS\":\"\"}"'
+  measure SAMBA_GLOBAL_PARAMS='aio read size = 0'
+  run jq -r '.warnings[]' "$DIR/system.json"
+  assert_line "SAMBA_GLOBAL_PARAMS='aio read size = 0' in the environment of test-samba.sh, but start-samba.sh applied SAMBA_GLOBAL_PARAMS='': this run measured the server with ''; run ./start-samba.sh to apply 'aio read size = 0'"
+  run grep '^SAMBA_GLOBAL_PARAMS=' "$DIR/settings.env"
+  assert_output 'SAMBA_GLOBAL_PARAMS='
+  run cat "$DIR/report.md"
+  assert_output --partial '| Samba parameters under test | none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS) |'
+  refute_output --partial '[global] aio read size = 0'
+}
+
 @test "server settings: started without, run with ENCRYPTION=yes and STRICT_SYNC=no: the server's no and yes are reported" {
   start
   run grep '^KIT_SAMBA_SETTINGS_ENV=' "$S_ROOT/state/kit.env"
