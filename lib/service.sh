@@ -148,14 +148,24 @@ service_cgroup_candidates() {
   return 0
 }
 
+# service_cgroup_refuse DIR: die naming the cgroup DIR the kit did not make; when it holds no
+# process (what a killed run of a kit with another STATE_DIR leaves) say how the admin removes
+# it. Changes nothing.
+service_cgroup_refuse() {
+  local hint=''
+  if [[ -r $1/cgroup.procs && -z $(service_cgroup_procs "$1") ]]; then
+    hint=" (it holds no process: if a killed run of the kit left it, 'rmdir $1' removes it)"
+  fi
+  die "setting 'SERVICE_NAME': the cgroup '$1' exists and was not made by the kit$hint: set SERVICE_NAME to a new name"
+}
+
 # service_check_cgroup: die when a daemon-mode cgroup named SERVICE_NAME exists and was not
 # made by the kit (changes nothing).
 service_check_cgroup() {
   local dir
   [[ $(service_mode) == daemon ]] || return 0
   while IFS= read -r dir; do
-    [[ ! -d $dir ]] || service_cgroup_is_kit "$dir" ||
-      die "setting 'SERVICE_NAME': the cgroup '$dir' exists and was not made by the kit: set SERVICE_NAME to a new name"
+    [[ ! -d $dir ]] || service_cgroup_is_kit "$dir" || service_cgroup_refuse "$dir"
   done < <(service_cgroup_candidates)
 }
 
@@ -169,9 +179,7 @@ service_cgroup_make() {
   for src in cgroup2 cgroup1; do
     root=$(service_"${src}"_root) || continue
     dir=$root/$SERVICE_NAME
-    if [[ -d $dir ]] && ! service_cgroup_is_kit "$dir"; then
-      die "the cgroup '$dir' exists and was not made by the kit: set SERVICE_NAME to a new name"
-    fi
+    if [[ -d $dir ]] && ! service_cgroup_is_kit "$dir"; then service_cgroup_refuse "$dir"; fi
     grep -qxF -- "$dir" "$mark" 2>/dev/null || printf '%s\n' "$dir" >>"$mark" || die "cannot write '$mark'"
     if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
       SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=$src

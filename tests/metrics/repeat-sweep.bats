@@ -11,43 +11,23 @@ setup_file() {
   load '../test_helper/common-setup'
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
-  T_ROOT=$(mktemp -d /tmp/kit-tuning-t.XXXXXX)
-  chmod 0755 "$T_ROOT"
-  T_PORT=$(kit_free_port 4500 4509)
-  cat >"$T_ROOT/settings.conf" <<CONF
-TEST_PORT=$T_PORT
-SERVER_ADDR=127.0.0.1
-CLIENT_ADDR=127.0.0.14
-SERVICE_NAME=smbd-perf-test-t
-SHARE_DIR=$T_ROOT/share
-MOUNT_POINT=$T_ROOT/mnt
-CONF_DIR=$T_ROOT/conf
-LOG_DIR=$T_ROOT/log
-STATE_DIR=$T_ROOT/state
-TEST_USER=smbperft
-NFT_TABLE=samba_perf_test_t
-RESULTS_DIR=$T_ROOT/results
-INSTALL_PACKAGES=no
+  load '../test_helper/private-kit'
+  private_kit_setup t 4500 4509 127.0.0.14 <<CONF || return 1
 DURATION=1
 DATA_FILE_MB=16
 CONCURRENCY_LEVELS="1 4"
 MEMORY_CONNECTIONS=10
 STARTUP_ROUNDS=2
 TARGET_CONCURRENCY_MIN_CLIENTS=4
-REPEAT=1
 CONF
-  export T_ROOT KIT_SETTINGS=$T_ROOT/settings.conf
-  make -C "$KIT_ROOT/helpers" >/dev/null
-  "$KIT_ROOT/start-samba.sh" >"$T_ROOT/start.log" 2>&1 || {
-    cat "$T_ROOT/start.log" >&3
-    return 1
-  }
+  T_ROOT=$PK_ROOT
+  export T_ROOT
+  private_kit_start || return 1
 }
 
 teardown_file() {
-  [[ -n ${T_ROOT:-} ]] || return 0
-  "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true
-  rm -rf --one-file-system "$T_ROOT"
+  load '../test_helper/private-kit'
+  private_kit_teardown
 }
 
 setup() {

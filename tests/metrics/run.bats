@@ -6,43 +6,23 @@ setup_file() {
   load '../test_helper/common-setup'
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
-  M_ROOT=$(mktemp -d /tmp/kit-metrics-m.XXXXXX)
-  chmod 0755 "$M_ROOT"
-  M_PORT=$(kit_free_port 4460 4469)
-  cat >"$M_ROOT/settings.conf" <<CONF
-TEST_PORT=$M_PORT
-SERVER_ADDR=127.0.0.1
-CLIENT_ADDR=127.0.0.9
-SERVICE_NAME=smbd-perf-test-m
-SHARE_DIR=$M_ROOT/share
-MOUNT_POINT=$M_ROOT/mnt
-CONF_DIR=$M_ROOT/conf
-LOG_DIR=$M_ROOT/log
-STATE_DIR=$M_ROOT/state
-TEST_USER=smbperfm
-NFT_TABLE=samba_perf_test_m
-RESULTS_DIR=$M_ROOT/results
-INSTALL_PACKAGES=no
+  load '../test_helper/private-kit'
+  private_kit_setup m 4460 4469 127.0.0.9 <<CONF || return 1
 DURATION=2
-REPEAT=1
 DATA_FILE_MB=32
 CONCURRENCY_LEVELS="1 4"
 MEMORY_CONNECTIONS=10
 STARTUP_ROUNDS=2
 TARGET_CONCURRENCY_MIN_CLIENTS=4
 CONF
-  export M_ROOT KIT_SETTINGS=$M_ROOT/settings.conf
-  make -C "$KIT_ROOT/helpers" >/dev/null
-  "$KIT_ROOT/start-samba.sh" >"$M_ROOT/start.log" 2>&1 || {
-    cat "$M_ROOT/start.log" >&3
-    return 1
-  }
+  M_ROOT=$PK_ROOT
+  export M_ROOT
+  private_kit_start || return 1
 }
 
 teardown_file() {
-  [[ -n ${M_ROOT:-} ]] || return 0
-  "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true
-  rm -rf --one-file-system "$M_ROOT"
+  load '../test_helper/private-kit'
+  private_kit_teardown
 }
 
 setup() {
@@ -220,7 +200,7 @@ last_run() {
 @test "run: a second run against the same server is refused while the first one measures" {
   kit_require_root
   kit_require_cmd flock
-  local lock=/run/samba-perf-test/smbd-perf-test-m.lock # lib/lock.sh: one lock per SERVICE_NAME
+  local lock=/run/samba-perf-test/$PK_SERVICE.lock # lib/lock.sh: one lock per SERVICE_NAME
   exec 9>>"$lock"
   flock -n 9
   echo "$$ run" >"$lock.holder"

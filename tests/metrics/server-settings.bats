@@ -8,35 +8,19 @@ setup_file() {
   load '../test_helper/common-setup'
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
-  S_ROOT=$(mktemp -d /tmp/kit-metrics-s.XXXXXX)
-  chmod 0755 "$S_ROOT"
-  S_PORT=$(kit_free_port 4540 4549)
-  cat >"$S_ROOT/settings.conf" <<CONF
-TEST_PORT=$S_PORT
-SERVER_ADDR=127.0.0.1
-CLIENT_ADDR=127.0.0.13
-SERVICE_NAME=smbd-perf-test-s
-SHARE_DIR=$S_ROOT/share
-MOUNT_POINT=$S_ROOT/mnt
-CONF_DIR=$S_ROOT/conf
-LOG_DIR=$S_ROOT/log
-STATE_DIR=$S_ROOT/state
-TEST_USER=smbperfs
-NFT_TABLE=samba_perf_test_s
-RESULTS_DIR=$S_ROOT/results
-INSTALL_PACKAGES=no
+  load '../test_helper/private-kit'
+  private_kit_setup s 4540 4549 127.0.0.13 <<CONF || return 1
 DURATION=1
-REPEAT=1
 MEMORY_CONNECTIONS=4
 CONF
-  export S_ROOT KIT_SETTINGS=$S_ROOT/settings.conf
+  S_ROOT=$PK_ROOT
+  export S_ROOT
   make -C "$KIT_ROOT/helpers" >/dev/null
 }
 
 teardown_file() {
-  [[ -n ${S_ROOT:-} ]] || return 0
-  "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true
-  rm -rf --one-file-system "$S_ROOT"
+  load '../test_helper/private-kit'
+  private_kit_teardown
 }
 
 setup() {

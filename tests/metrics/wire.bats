@@ -10,36 +10,17 @@ setup_file() {
   load '../test_helper/common-setup'
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
-  W_ROOT=$(mktemp -d /tmp/kit-wire-t.XXXXXX)
-  chmod 0755 "$W_ROOT"
-  W_PORT=$(kit_free_port 4440 4449)
-  cat >"$W_ROOT/settings.conf" <<CONF
-TEST_PORT=$W_PORT
-SERVER_ADDR=127.0.0.1
-CLIENT_ADDR=127.0.0.10
-SERVICE_NAME=smbd-perf-test-wt
-SHARE_DIR=$W_ROOT/share
-MOUNT_POINT=$W_ROOT/mnt
-CONF_DIR=$W_ROOT/conf
-LOG_DIR=$W_ROOT/log
-STATE_DIR=$W_ROOT/state
-TEST_USER=smbperfwt
-NFT_TABLE=samba_perf_test_wt
-RESULTS_DIR=$W_ROOT/results
-INSTALL_PACKAGES=no
+  load '../test_helper/private-kit'
+  private_kit_setup wt 4440 4449 127.0.0.10 <<CONF || return 1
 DURATION=2
-REPEAT=1
 DATA_FILE_MB=32
 CONCURRENCY_LEVELS="1 4"
 MEMORY_CONNECTIONS=10
 TARGET_CONCURRENCY_MIN_CLIENTS=4
 CONF
-  export W_ROOT KIT_SETTINGS=$W_ROOT/settings.conf
-  make -C "$KIT_ROOT/helpers" >/dev/null
-  "$KIT_ROOT/start-samba.sh" >"$W_ROOT/start.log" 2>&1 || {
-    cat "$W_ROOT/start.log" >&3
-    return 1
-  }
+  W_ROOT=$PK_ROOT
+  export W_ROOT
+  private_kit_start || return 1
   # the one measured run every test below reads (a FAIL against a target is fine: exit 1)
   "$KIT_ROOT/test-samba.sh" login metadata concurrency memory seqwrite seqread randread randwrite localdisk \
     >"$W_ROOT/run.log" 2>&1 || [[ $? -eq 1 ]] || {
@@ -51,9 +32,8 @@ CONF
 }
 
 teardown_file() {
-  [[ -n ${W_ROOT:-} ]] || return 0
-  "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true
-  rm -rf --one-file-system "$W_ROOT"
+  load '../test_helper/private-kit'
+  private_kit_teardown
 }
 
 setup() {
@@ -120,7 +100,7 @@ section() {
   run grep -c 'client processes shared' "$W_RUN/report.md"
   assert_output 0
   # the client cgroup is gone after the run
-  run find /sys/fs/cgroup -maxdepth 2 -name 'smbd-perf-test-wt-clients'
+  run find /sys/fs/cgroup -maxdepth 2 -name "$PK_SERVICE-clients"
   assert_output ''
 }
 

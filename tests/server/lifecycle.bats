@@ -43,7 +43,7 @@ setup() {
   assert_line "KIT_SELINUX=disabled"
   run stat -c '%a %U' "$SRV_ROOT/conf/credentials"
   assert_output "600 root"
-  run grep -c -E '^(username=smbperfs1|password=[A-Za-z0-9]{24}|domain=[A-Z]+)$' "$SRV_ROOT/conf/credentials"
+  run grep -c -E "^(username=$SRV_USER|password=[A-Za-z0-9]{24}|domain=[A-Z]+)$" "$SRV_ROOT/conf/credentials"
   assert_output 3
   run getent passwd "$SRV_USER"
   assert_output --regexp ":samba perf test kit:[^:]*:(/usr/sbin/nologin|/sbin/nologin|/bin/false)$"

@@ -1,38 +1,16 @@
 # tests/server/server-setup.bash: shared setup of the server tests. Each file gets its own
-# names (port 4451-4459, client address 127.0.0.3-8, user/table/service suffix), so the files
+# names (port 4451-4459, client address 127.0.0.3-8, user/table/service tagged per run), so the files
 # can run at the same time as the other groups' tests on one machine.
 #   load server-setup ; srv_setup_file s1 127.0.0.3      (in setup_file)
 
-# srv_setup_file SUFFIX CLIENT_ADDR: write a settings file with every path under a fresh
-# world-traversable folder; export KIT_SETTINGS and the SRV_* names.
+# srv_setup_file SUFFIX CLIENT_ADDR: the private kit of tests/test_helper/private-kit.bash
+# (port 4451-4459; names tagged per run); exports KIT_SETTINGS and the SRV_* names.
 srv_setup_file() {
-  local suffix=$1 addr=$2
-  SRV_ROOT=$(mktemp -d "/tmp/kit-server-$suffix.XXXXXX")
-  chmod 0755 "$SRV_ROOT"
-  SRV_PORT=$(kit_free_port 4451 4459) || return 1
-  SRV_ADDR=$addr
-  SRV_USER=smbperf$suffix
-  SRV_TABLE=samba_perf_test_$suffix
-  SRV_SERVICE=smbd-perf-test-$suffix
-  SRV_SETTINGS=$SRV_ROOT/settings.conf
-  cat >"$SRV_SETTINGS" <<CONF
-TEST_PORT=$SRV_PORT
-SERVER_ADDR=127.0.0.1
-CLIENT_ADDR=$SRV_ADDR
-SERVICE_NAME=$SRV_SERVICE
-SHARE_DIR=$SRV_ROOT/share
-MOUNT_POINT=$SRV_ROOT/mnt
-CONF_DIR=$SRV_ROOT/conf
-LOG_DIR=$SRV_ROOT/log
-STATE_DIR=$SRV_ROOT/state
-TEST_USER=$SRV_USER
-NFT_TABLE=$SRV_TABLE
-RESULTS_DIR=$SRV_ROOT/results
-INSTALL_PACKAGES=no
-REPEAT=1
-CONF
+  load '../test_helper/private-kit'
+  private_kit_setup "$1" 4451 4459 "$2" </dev/null || return 1
+  SRV_ROOT=$PK_ROOT SRV_PORT=$PK_PORT SRV_ADDR=$PK_ADDR SRV_USER=$PK_USER SRV_TABLE=$PK_TABLE
+  SRV_SERVICE=$PK_SERVICE SRV_SETTINGS=$KIT_SETTINGS
   export SRV_ROOT SRV_PORT SRV_ADDR SRV_USER SRV_TABLE SRV_SERVICE SRV_SETTINGS
-  export KIT_SETTINGS=$SRV_SETTINGS
 }
 
 # srv_cleanup: './test-samba.sh cleanup'; until lib/run.sh exists (another issue), the same
