@@ -55,3 +55,23 @@ def progress_line:
      end)
   + (if .unsure then ", unsure" else "" end)
   + (if (.elapsed_s // 0) > 1 then " [\(.elapsed_s) s]" else "" end);
+
+# warnings_merge($noun): an array of warnings -> the same with the warnings that differ only in
+# their numbers (the same warning of several measurements or repeats) merged into one, in the
+# order they first appear: each number that differs becomes its range ("0.6-0.8"), and
+# " (in N $noun)" is added (N: how many of the warnings were merged), e.g. "the clients used 0.6-0.8 of 2 cores during concurrency.4-128
+# ... (in 4 measurements)". Exact duplicates count once.
+def warnings_merge($noun):
+  def shape: gsub("[0-9]+(\\.[0-9]+)?"; "#");
+  def nums: [scan("[0-9]+(?:\\.[0-9]+)?")];
+  def parts: [splits("[0-9]+(?:\\.[0-9]+)?")];
+  def range_of: (map(tonumber) | min) as $lo | (map(tonumber) | max) as $hi
+    | if $lo == $hi then .[0] else "\(first(.[] | select(tonumber == $lo)))-\(first(.[] | select(tonumber == $hi)))" end;
+  [to_entries[] | {i: .key, text: .value, shape: (.value | shape)}]
+  | group_by(.shape) | sort_by(.[0].i)
+  | map(length as $times | [.[].text] | unique as $texts
+      | if ($texts | length) == 1 then $texts[0]
+        else ($texts | map(nums)) as $n | ($texts[0] | parts) as $p
+          | reduce range(0; $n[0] | length) as $k ($p[0]; . + ([$n[][$k]] | range_of) + $p[$k + 1])
+            + " (in \($times) \($noun))"
+        end);

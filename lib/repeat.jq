@@ -76,7 +76,7 @@ def combine($per_s):
            + {repeats: [range(0; $all | length) as $k | $all[$k] | select(. != null)
                         | {repeat: ($k + 1), value, status, why}],
               figures: (figures([$r[] | .details // {}]) + ($per_s | per_s_figures))}),
-         warnings: ([$r[] | .warnings // [] | .[]] | unique
+         warnings: ([$r[] | .warnings // [] | .[]] | warnings_merge("repeats")
            + (if $inside then ["the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num): the verdict is unsure; more repeats or a longer DURATION tell"]
               elif ($statuses | length) > 1 then ["the repeats' verdicts differ (\($statuses | join(", "))): the verdict is unsure"]
               else [] end))}

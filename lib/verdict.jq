@@ -31,10 +31,11 @@ def per_op($total; $ops): if $total == null or $ops == null or $ops <= 0 then nu
 # why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
 def why_join: map(select(. != null and . != "")) | join("; ");
 
-# object: a metric object in the kit's one key order (see docs/CONTRACTS.md).
+# object: a metric object in the kit's one key order (see docs/CONTRACTS.md); the same warning
+# of several measurements once (format.jq warnings_merge).
 def object:
   {metric: (.metric // $metric), status, value, unit, target, target_op, why: (.why // ""),
-   details: (.details // {}), warnings: (.warnings // [])}
+   details: (.details // {}), warnings: (.warnings // [] | warnings_merge("measurements"))}
   + (if .target_text then {target_text} else {} end)
   + (if (.metric // $metric) == $metric and $elapsed != null then {elapsed_s: $elapsed} else {} end);
 

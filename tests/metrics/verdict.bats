@@ -129,6 +129,22 @@ judge() {
   assert_output '1235 12.3 0.123 3 41.8 3.00 ≤ 5 ms true false false'
 }
 
+@test "format: the same warning of several measurements or repeats is one line, its numbers as ranges" {
+  # a default run's concurrency section listed the CPU warning of each step and repeat: 9 lines
+  run jq -nc -L "$KIT_ROOT/lib" 'include "format";
+    ["the clients used 0.6 of 2 cores during concurrency.4 (smbd 1.2): the machine was 94 % busy",
+     "other warning",
+     "the clients used 0.8 of 2 cores during concurrency.128 (smbd 1.4): the machine was 99 % busy",
+     "other warning",
+     "the clients used 0.6 of 2 cores during concurrency.16 (smbd 1.2): the machine was 91 % busy",
+     "the server counted 3 % fewer reads"] | warnings_merge("measurements")'
+  assert_output '["the clients used 0.6-0.8 of 2 cores during concurrency.4-128 (smbd 1.2-1.4): the machine was 91-99 % busy (in 3 measurements)","other warning","the server counted 3 % fewer reads"]'
+  # a metric object merges its measurements' warnings
+  run jq -nc -L "$KIT_ROOT/lib" --arg metric x --argjson elapsed null 'include "verdict";
+    {status: "PASS", value: 1, warnings: ["a 1 b", "a 2 b", "c"]} | object | .warnings'
+  assert_output '["a 1-2 b (in 2 measurements)","c"]'
+}
+
 @test "registry: a metric without one of its functions, or with an unknown need, is refused by name" {
   local root="$BATS_TEST_TMPDIR/kit copy"
   mkdir -p "$root"

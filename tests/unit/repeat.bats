@@ -130,3 +130,13 @@ login() {
   [[ -z $SWEEP_CHILD ]]
   [[ -s $mark ]] || fail "the step did not end through its own trap"
 }
+
+@test "combine: the same warning of every repeat is one line with its numbers as ranges" {
+  local a b c
+  a=$(login 150 PASS | jq -c '.warnings = ["the clients used 0.6 of 2 cores during login: 94 % busy", "same"]')
+  b=$(login 140 PASS | jq -c '.warnings = ["the clients used 0.8 of 2 cores during login: 99 % busy", "same"]')
+  c=$(login 145 PASS | jq -c '.warnings = ["the clients used 0.7 of 2 cores during login: 91 % busy"]')
+  run combine "[$a,$b,$c]"
+  run jq -c '.warnings' <<<"$output"
+  assert_output '["the clients used 0.6-0.8 of 2 cores during login: 91-99 % busy (in 3 repeats)","same"]'
+}
