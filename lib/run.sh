@@ -64,7 +64,7 @@ run_one() {
   if ((est == 0)); then
     log "${C_BOLD}[$2/$3] $m${C_OFF}: $("${m}_describe")"
   else
-    log "${C_BOLD}[$2/$3] $m${C_OFF}: $("${m}_describe") (about $est s; run ends in about $RUN_LEFT s)"
+    log "${C_BOLD}[$2/$3] $m${C_OFF}: $("${m}_describe") (about $est s; run ends in about $(run_left) s)"
   fi
   RUN_WHY=''
   if skip=$(registry_unmet "$m"); then
@@ -82,7 +82,27 @@ run_one() {
   results_verdict "$m" "$skip" "$error" $((SECONDS - t0)) || true
   RUN_LEFT=$((RUN_LEFT - est))
   ((RUN_LEFT >= 0)) || RUN_LEFT=0
+  if ((est > 0)); then
+    RUN_EST_DONE=$((${RUN_EST_DONE:-0} + est))
+    RUN_TOOK_DONE=$((${RUN_TOOK_DONE:-0} + SECONDS - t0))
+  fi
   RUN_CURRENT=''
+}
+
+# run_left: print the seconds the run still needs: the estimates of what is left, scaled by
+# how long the metrics so far took against their estimates (the probes around every
+# measurement and a busy machine add time no estimate knows); by 0.5 to 3 at most.
+run_left() {
+  local est=${RUN_EST_DONE:-0} took=${RUN_TOOK_DONE:-0}
+  if ((est < 5)); then
+    echo "$RUN_LEFT"
+  elif ((took * 2 < est)); then
+    echo $((RUN_LEFT / 2))
+  elif ((took > est * 3)); then
+    echo $((RUN_LEFT * 3))
+  else
+    echo $((RUN_LEFT * took / est))
+  fi
 }
 
 # run_estimate_all: print the expected seconds of the whole run (the steady run counted once).
@@ -103,6 +123,7 @@ run_metrics() {
   local -a summary
   # shellcheck disable=SC2034 # RUN_STARTED_AT and RUN_CPUS are read by lib/system.sh and lib/results.sh
   RUN_T0=$SECONDS RUN_STARTED_AT=$(date -u +%FT%TZ) RUN_CURRENT='' RUN_CPUS=$(nproc)
+  RUN_EST_DONE=0 RUN_TOOK_DONE=0
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)
