@@ -25,6 +25,7 @@ def figure:
 
 def judgement($ref):
   if .verdict == "not measured" then "not measured"
+  elif .verdict == "not judged" then "not judged: no target, and no figure of speed (each run's report has its figures)"
   elif .verdict == "not enough repeats to tell" then
     "\(.change_pct | pct) ? not enough repeats to tell (n=\(.n | join("+")): the smallest possible p is \(.min_p | pval | ltrimstr("p=")); needs n ≥ \(.needs_n) in each run\(if .needs_n_other != null and .needs_n_other != .needs_n then ", or n ≥ \(.needs_n_other) against the reference's \($ref)" else "" end))"
   elif .verdict == "no difference shown" then "\(.change_pct | pct) ~ no difference shown (\(.p | pval), n=\(.n | join("+")))"

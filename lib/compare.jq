@@ -1,5 +1,5 @@
 # lib/compare.jq: build compare.json from the runs that lib/compare.sh read.
-#   jq -L lib --argjson confidence 95 -f lib/compare.jq RUNS.json
+#   jq -L lib --argjson confidence 95 --arg order "$(registry_rows)" -f lib/compare.jq RUNS.json
 # Input: an array of runs, the first the reference, each {label, path, settings: {KEY: value},
 # system: {...}, smbconf: {"[section] name": value} or null, metrics: {NAME: metric object}}.
 # A metric's figures are its "repeats" (the value of each repeat, in run order); a metric
@@ -13,16 +13,17 @@
 #   metrics: [{metric, unit, direction ("higher"|"lower"|null: which is better),
 #     runs: [{run, status, n, values, median, min, max}],
 #     versus: [{run (B, C, ...), verdict ("better"|"worse"|"no difference shown"|
-#       "not enough repeats to tell"|"not measured"|"different": no direction known), symbol,
+#       "not enough repeats to tell"|"not measured"|"different": no direction known|"not
+#       judged": a metric without a target, whose value is no figure of speed: localdisk's
+#       count of local jobs), symbol,
 #       change_pct (of the median against A), p, min_p, test ("exact"|"normal"), n: [nA, nX],
 #       needs_n and needs_n_other (only with "not enough repeats to tell")}]}]
 #   counts: {verdict: how many}
 include "mannwhitney";
 
-# The kit's metric order; metrics the kit does not know follow, by name.
-def metric_order:
-  ["startup", "recovery", "login", "seqwrite", "seqread", "randread", "randwrite", "latency",
-   "errors", "metadata", "concurrency", "cpu", "memory"];
+# The kit's row order ($order: registry_rows, the rows of lib/metrics/list a line each);
+# metrics the kit does not know follow, by name.
+def metric_order: $order | split("\n") | map(select(. != ""));
 
 # What compare shows of each system.json (path, label).
 def system_fields:
@@ -92,7 +93,10 @@ def differences:
    | {metric: $m, unit: ($any.unit // null), direction: $dir,
       runs: [range(0; $runs | length) as $i | {run: $runs[$i].label} + $figs[$i]],
       versus: [range(1; $runs | length) as $i
-        | {run: $runs[$i].label} + versus($figs[0]; $figs[$i]; $dir; $alpha)]}] as $metrics
+        | {run: $runs[$i].label}
+          + if all($objs[] | select(. != null); .target == null and .target_op == null) then
+              {verdict: "not judged", symbol: "·", change_pct: null, p: null, test: null}
+            else versus($figs[0]; $figs[$i]; $dir; $alpha) end]}] as $metrics
 | {compare: 1,
    test: {name: "Mann-Whitney U (Wilcoxon rank-sum), two-sided",
           method: "exact permutation distribution with mid-ranks for ties up to \(mw_exact_max) values, normal approximation above",

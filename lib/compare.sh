@@ -1,6 +1,7 @@
 # lib/compare.sh: compare results folders: figures, change and a rank-test verdict per
 # metric, and what differs between the runs. Sourced; defines functions only. Needs
-# lib/common.sh and jq; reads only the folders it is given (no settings, no server).
+# lib/common.sh, lib/registry.sh (the row order) and jq; reads only the folders it is given (no
+# settings, no server).
 #
 # Entry: compare_main [-h] [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
 # Writes DIR/compare.json and DIR/compare.md and prints compare.md; then DIR/charts/ and
@@ -246,7 +247,7 @@ compare_main() {
     ((i += 1))
   done
   status=0
-  jq -s -L "$COMPARE_LIB" --argjson confidence "$conf" -f "$COMPARE_LIB/compare.jq" \
+  jq -s -L "$COMPARE_LIB" --argjson confidence "$conf" --arg order "$(registry_rows)" -f "$COMPARE_LIB/compare.jq" \
     "$tmp"/run-*.json >"$tmp/compare.json" || status=$?
   if ((status == 0)); then
     jq -r -f "$COMPARE_LIB/compare-md.jq" "$tmp/compare.json" >"$tmp/compare.md" || status=$?

@@ -15,7 +15,8 @@ setup() {
 
 # compare ARG...: the compare entry as test-samba.sh will call it.
 compare() {
-  bash -c 'source "$1/lib/common.sh"; source "$1/lib/compare.sh"; shift; compare_main "$@"' \
+  bash -c 'KIT_ROOT=$1; source "$1/lib/common.sh"; source "$1/lib/registry.sh"; source "$1/lib/compare.sh"
+    shift; compare_main "$@"' \
     compare "$KIT_ROOT" "$@"
 }
 
@@ -247,4 +248,25 @@ verdict() {
   run --separate-stderr compare "$FIX/compare-ref" "$FIX/compare-same" -o
   assert_failure 2
   assert_equal "$stderr" "error: compare: option '-o' needs a value"
+}
+
+@test "compare: rows follow lib/metrics/list; localdisk, without a target, is shown but not judged" {
+  # compare.jq had its own copy of the metric order, without localdisk; localdisk's value (how
+  # many jobs ran on the local disk) was compared as if it were a figure of speed
+  local a b m
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-diff)
+  for m in "$a" "$b"; do
+    jq -n '{metric: "localdisk", status: "PASS", value: 4, unit: "local jobs", target: null,
+      target_op: null, why: "", details: {}, warnings: [], repeats: [4, 4, 4, 4, 4]}' >"$m/metrics/localdisk.json"
+  done
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  assert_equal "$(verdict "$OUT/compare.json" localdisk)" "not judged"
+  run jq -r '[.metrics[].metric] | join(" ")' "$OUT/compare.json"
+  local want
+  want=$(grep -oE '^[a-z]+' "$KIT_ROOT/lib/metrics/list" | grep -xF -f <(jq -r '.metrics[].metric' "$OUT/compare.json") | paste -sd ' ')
+  assert_output "$want"
+  [[ $want == *"seqwrite localdisk metadata"* ]] || fail "localdisk is not in its place: $want"
+  run grep -c '| localdisk | local jobs | 4 (4–4, n=5) | 4 (4–4, n=5) | not judged: no target' "$OUT/compare.md"
+  assert_output 1
 }
