@@ -33,9 +33,12 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MINIMAL_APT_CACHE=${MINIMAL_APT_CACHE:-/var/cache/samba-perf-test/minbase-apt}
 MINIMAL_MARK=.samba-perf-test-minimal
 CR_KIT=/root/samba-perf-test
-# The README run gets names of its own, so it never meets a kit of this machine.
-CR_KIT_ENV=(TEST_PORT=4459 CLIENT_ADDR=127.0.0.9 NFT_TABLE=samba_perf_minimal
-  SERVICE_NAME=smbd-perf-minimal TEST_USER=smbperfmin DURATION=2 DATA_FILE_MB=64
+# The README run gets names of its own, so it never meets a kit of this machine; tagged per
+# run, as the suite's private kits are (tests/test_helper/private-kit.bash), so what a killed
+# run left (a cgroup, a table) never blocks the next.
+CR_TAG=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+CR_KIT_ENV=(TEST_PORT=4459 CLIENT_ADDR=127.0.0.9 "NFT_TABLE=samba_perf_minimal_$CR_TAG"
+  "SERVICE_NAME=smbd-perf-minimal-$CR_TAG" "TEST_USER=smbperfmin$CR_TAG" DURATION=2 DATA_FILE_MB=64
   "CONCURRENCY_LEVELS=1 4" MEMORY_CONNECTIONS=20 STARTUP_ROUNDS=1 WORKERS=2)
 OUT='' ROOT=''
 MOUNTS=()
@@ -89,10 +92,16 @@ cr_cleanup() {
     sleep 0.5
   fi
   # what the README run left in the shared kernel, under its own names
-  if nft list table ip samba_perf_minimal >/dev/null 2>&1; then
-    echo "nft table ip samba_perf_minimal" >>"$OUT/leftover.txt"
-    nft delete table ip samba_perf_minimal || true
+  if nft list table ip "samba_perf_minimal_$CR_TAG" >/dev/null 2>&1; then
+    echo "nft table ip samba_perf_minimal_$CR_TAG" >>"$OUT/leftover.txt"
+    nft delete table ip "samba_perf_minimal_$CR_TAG" || true
   fi
+  for p in /sys/fs/cgroup/unified /sys/fs/cgroup /sys/fs/cgroup/cpuacct; do
+    if [[ -d $p/smbd-perf-minimal-$CR_TAG ]]; then
+      echo "cgroup $p/smbd-perf-minimal-$CR_TAG" >>"$OUT/leftover.txt"
+      rmdir "$p/smbd-perf-minimal-$CR_TAG" || true
+    fi
+  done
   for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
     umount -R "${MOUNTS[i]}" 2>/dev/null || umount -R -l "${MOUNTS[i]}" || true
   done
