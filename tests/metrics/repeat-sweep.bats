@@ -12,14 +12,7 @@ setup_file() {
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
   load '../test_helper/private-kit'
-  private_kit_setup t 4500 4509 127.0.0.14 <<CONF || return 1
-DURATION=1
-DATA_FILE_MB=16
-CONCURRENCY_LEVELS="1 4"
-MEMORY_CONNECTIONS=10
-STARTUP_ROUNDS=2
-TARGET_CONCURRENCY_MIN_CLIENTS=4
-CONF
+  private_kit_setup t 4500 4509 127.0.0.14 small </dev/null || return 1
   T_ROOT=$PK_ROOT
   export T_ROOT
   private_kit_start || return 1

@@ -7,13 +7,9 @@ setup_file() {
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
   load '../test_helper/private-kit'
-  private_kit_setup m 4460 4469 127.0.0.9 <<CONF || return 1
+  private_kit_setup m 4460 4469 127.0.0.9 small <<CONF || return 1
 DURATION=2
 DATA_FILE_MB=32
-CONCURRENCY_LEVELS="1 4"
-MEMORY_CONNECTIONS=10
-STARTUP_ROUNDS=2
-TARGET_CONCURRENCY_MIN_CLIENTS=4
 CONF
   M_ROOT=$PK_ROOT
   export M_ROOT

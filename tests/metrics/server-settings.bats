@@ -9,10 +9,7 @@ setup_file() {
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
   load '../test_helper/private-kit'
-  private_kit_setup s 4540 4549 127.0.0.13 <<CONF || return 1
-DURATION=1
-MEMORY_CONNECTIONS=4
-CONF
+  private_kit_setup s 4540 4549 127.0.0.13 small <<<'MEMORY_CONNECTIONS=4' || return 1
   S_ROOT=$PK_ROOT
   export S_ROOT
   make -C "$KIT_ROOT/helpers" >/dev/null

@@ -11,12 +11,9 @@ setup_file() {
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
   load '../test_helper/private-kit'
-  private_kit_setup wt 4440 4449 127.0.0.10 <<CONF || return 1
+  private_kit_setup wt 4440 4449 127.0.0.10 small <<CONF || return 1
 DURATION=2
 DATA_FILE_MB=32
-CONCURRENCY_LEVELS="1 4"
-MEMORY_CONNECTIONS=10
-TARGET_CONCURRENCY_MIN_CLIENTS=4
 CONF
   W_ROOT=$PK_ROOT
   export W_ROOT

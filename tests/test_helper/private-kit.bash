@@ -4,16 +4,15 @@
 # a CI timeout) leaves its server's cgroup or table behind, and the kit rightly refuses a
 # cgroup or table it did not make, so fixed names would fail every later run on that machine.
 #   load '../test_helper/private-kit'
-#   private_kit_setup m 4460 4469 127.0.0.9 <<CONF || return 1   (in setup_file; extra settings)
-#   DURATION=2
-#   CONF
+#   private_kit_setup m 4460 4469 127.0.0.9 small <<<'DURATION=2' || return 1   (in setup_file)
 #   private_kit_start || return 1    private_kit_teardown    (in teardown_file)
 
-# private_kit_setup NAME PORT_LO PORT_HI CLIENT_ADDR: write PK_ROOT/settings.conf (the KEY=VALUE
-# lines on stdin are added) and export KIT_SETTINGS, PK_ROOT, PK_PORT, PK_ADDR, PK_SERVICE,
-# PK_USER and PK_TABLE. NAME (1-3 lowercase letters or digits) names the test file's kit.
+# private_kit_setup NAME PORT_LO PORT_HI CLIENT_ADDR [small]: write PK_ROOT/settings.conf (with
+# "small": small sizes for the measuring tests); the KEY=VALUE lines on stdin are added or
+# replace them. Exports KIT_SETTINGS, PK_ROOT, PK_PORT, PK_ADDR, PK_SERVICE, PK_USER and
+# PK_TABLE. NAME (1-3 lowercase letters or digits) names the test file's kit.
 private_kit_setup() {
-  local name=$1 lo=$2 hi=$3 addr=$4 tag
+  local name=$1 lo=$2 hi=$3 addr=$4 sizes=${5:-} tag extra line
   [[ $name =~ ^[a-z0-9]{1,3}$ ]] || {
     echo "private_kit_setup: bad name '$name'" >&2
     return 1
@@ -26,7 +25,14 @@ private_kit_setup() {
   PK_SERVICE=smbd-perf-test-$name-$tag
   PK_USER=smbperf$name$tag
   PK_TABLE=samba_perf_test_${name}_$tag
+  extra=$([[ -t 0 ]] || cat)
   {
+    # with "small": small sizes for a 2-CPU test machine, unless stdin sets the key
+    [[ $sizes != small ]] || printf '%s\n' DURATION=1 DATA_FILE_MB=16 'CONCURRENCY_LEVELS="1 4"' MEMORY_CONNECTIONS=10 \
+      STARTUP_ROUNDS=2 TARGET_CONCURRENCY_MIN_CLIENTS=4 |
+      while IFS= read -r line; do
+        grep -q "^${line%%=*}=" <<<"$extra" || printf '%s\n' "$line"
+      done
     cat <<CONF
 TEST_PORT=$PK_PORT
 SERVER_ADDR=127.0.0.1
@@ -43,7 +49,7 @@ RESULTS_DIR=$PK_ROOT/results
 INSTALL_PACKAGES=no
 REPEAT=1
 CONF
-    [[ -t 0 ]] || cat
+    [[ -z $extra ]] || printf '%s\n' "$extra"
   } >"$PK_ROOT/settings.conf"
   export PK_ROOT PK_PORT PK_ADDR PK_SERVICE PK_USER PK_TABLE KIT_SETTINGS=$PK_ROOT/settings.conf
 }

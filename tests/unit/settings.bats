@@ -192,14 +192,15 @@ CONF
   # a suite killed half-way leaves its server's cgroup or table behind, and start refuses what
   # the kit did not make: fixed names failed every later suite on that machine (CI, 036aeed)
   load '../test_helper/private-kit'
-  private_kit_setup m 4460 4469 127.0.0.9 <<<'DURATION=2'
+  private_kit_setup m 4460 4469 127.0.0.9 small <<<'DURATION=2'
   local first_root=$PK_ROOT first_service=$PK_SERVICE first_user=$PK_USER first_table=$PK_TABLE
   run load_with KIT_SETTINGS="$PK_ROOT/settings.conf"
   assert_success
   assert_line "SERVICE_NAME=$PK_SERVICE"
   assert_line "TEST_USER=$PK_USER"
   assert_line "NFT_TABLE=$PK_TABLE"
-  assert_line "DURATION=2"
+  assert_line "DURATION=2" # stdin replaces the small size, so the key is set once
+  assert_line "DATA_FILE_MB=16"
   private_kit_setup m 4460 4469 127.0.0.9 </dev/null
   rm -rf "$first_root" "$PK_ROOT"
   [[ $PK_SERVICE != "$first_service" && $PK_USER != "$first_user" && $PK_TABLE != "$first_table" ]] ||
