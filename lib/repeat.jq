@@ -27,10 +27,17 @@ def spread:
 def figure_name:
   reduce .[] as $p (""; if ($p | type) == "number" then . + "[\($p)]" elif . == "" then $p else . + "." + $p end);
 
+# by_command: the details with each list of per-command rows (the server view's commands,
+# sorted by time, so in another order in every repeat) as an object keyed by the command:
+# a figure is the same command's in every repeat (server.commands.Read.mean_us).
+def by_command:
+  walk(if type == "array" and length > 0 and all(.[]; type == "object" and (.command | type) == "string")
+       then map({key: .command, value: del(.command)}) | from_entries else . end);
+
 # figures($ds): a row for each number found at the same place in every details object of $ds
 # that is not the same in all of them.
 def figures($ds):
-  ($ds | length) as $n
+  [$ds[] | by_command] as $ds
   | [$ds[] | [paths(numbers)]] as $all
   | [($all[0] // [])[] as $p
      | select(all($all[]; index([$p]) != null))

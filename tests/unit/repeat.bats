@@ -140,3 +140,14 @@ login() {
   run jq -c '.warnings' <<<"$output"
   assert_output '["the clients used 0.6-0.8 of 2 cores during login: 91-99 % busy (in 3 repeats)","same"]'
 }
+
+@test "combine: a server command's figures are that command's in every repeat, whatever its place in the list" {
+  # the server view lists commands by time: Read first in one repeat, Close first in another;
+  # the figures were taken by place, and mixed Read's mean time with Close's (±290 %)
+  local a b
+  a=$(login 150 PASS | jq -c '.details.server.commands = [{command: "Read", calls: 100, mean_us: 500}, {command: "Close", calls: 10, mean_us: 20}]')
+  b=$(login 140 PASS | jq -c '.details.server.commands = [{command: "Close", calls: 12, mean_us: 22}, {command: "Read", calls: 110, mean_us: 520}]')
+  run combine "[$a,$b]"
+  run jq -c '[.details.figures[] | select(.figure | startswith("server.")) | [.figure, .min, .max]]' <<<"$output"
+  assert_output '[["server.commands.Read.calls",100,110],["server.commands.Read.mean_us",500,520],["server.commands.Close.calls",10,12],["server.commands.Close.mean_us",20,22]]'
+}
