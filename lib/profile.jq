@@ -117,25 +117,6 @@ def profile_pct:
   if . == null then "–" elif . > 0 and . < 0.0005 then "< 0.1 %"
   else "\((. * 1000 | round) / 10) %" end;
 
-# profile_table: a diff -> Markdown lines (a string): one row per command with its calls, mean
-# server time and share of the server's time, then connects/disconnects; or the reason.
-def profile_table:
-  if .available != true then
-    "server view: not available (\(.reason // "no counters"))"
-  elif (.commands | length) == 0 then
-    "server view: smbd counted no SMB2 command during this run"
-  else
-    ([
-      "| command | calls | mean server time | share of server time |",
-      "|---|---:|---:|---:|",
-      (.commands[]
-        | "| \(.command | profile_label) | \(.calls) | \(.mean_us | profile_us) | \(.share_of_time | profile_pct) |"),
-      "",
-      "connects: \(.connects), disconnects: \(.disconnects)\(
-        if .level == "count" then "; smbd profiling level = count: calls only, no times" else "" end)"
-    ] | join("\n"))
-  end;
-
 # profile_count_check($what; $client; $server; $tolerance_pct): compare what the client said it
 # did with what the server counted: {what, client, server, diff_pct, tolerance_pct, ok, warning}.
 # diff_pct is (server - client) / client in percent; warning is null when within the tolerance,
@@ -149,19 +130,3 @@ def profile_count_check($what; $client; $server; $tolerance_pct):
      warning: (if $ok then null
        else "the server counted \((($p | fabs) * 10 | round) / 10) % \(if $p < 0 then "fewer" else "more" end) \($what) than the client reported (\($client) against \($server); tolerance \($tolerance_pct) %)"
        end)};
-
-# serverview($ev; $what; $checks): what a metric's verdict adds for one measurement, from its
-# evidence object $ev (raw/NAME.evidence.json): {details: {server_view, cpu}, warnings}.
-# server_view is the profile probe's result (plus "checks"), cpu is clientcpu_split; warnings:
-# each count check beyond its tolerance, the CPU warnings, the probe's own. $checks: what the
-# client said it did, against one figure of one command (key: calls, the default, or bytes_in,
-# bytes_out), e.g.
-#   [{what: "reads", client: $f.ops, command: "read", tolerance_pct: 0},
-#    {what: "bytes read", client: $io_bytes, command: "read", key: "bytes_out", tolerance_pct: 1}]
-def serverview($ev; $what; $checks):
-  ($ev.probes.profile // {available: false, reason: "no profile probe ran"}) as $p
-  | ($ev | clientcpu_split) as $c
-  | [$checks[] | select($p.available == true and (.client | type) == "number") | . as $k
-      | profile_count_check($k.what; $k.client; ($p | profile_value($k.command; $k.key // "calls")); $k.tolerance_pct)] as $cc
-  | {details: {server_view: ($p + (if ($cc | length) > 0 then {checks: $cc} else {} end)), cpu: $c},
-     warnings: ([$cc[].warning | select(. != null)] + ($c | clientcpu_warnings($what)) + ($p.warnings // []))};

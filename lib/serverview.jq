@@ -4,6 +4,7 @@
 # only; lib/verdict.jq's row adds serverview to every measured metric's object.
 include "profile";
 include "clientcpu";
+include "format";
 
 # How far the server's count may be from the client's before the report warns, in percent.
 def sv_tolerance_pct: 1;
@@ -19,7 +20,9 @@ def sv_evidence($metric):
 
 # sv_server: the evidence list -> details.server: the per-command diffs of all measurements
 # added up: {available, why, level, measurements, commands: [{command, calls, mean_us, time_us,
-# share}], calls, time_us, connects, disconnects}; commands most server time first.
+# share, bytes_in, bytes_out (the SMB2 bytes smbd received and sent for it, headers included),
+# samba (smbd's counter name)}], calls, time_us, connects, disconnects}; commands most server
+# time first.
 def sv_server:
   [.[] | .ev.probes.profile // {available: false, reason: "no profile probe"}] as $p
   | if ($p | length) == 0 then {available: false, why: "no measurement"}
@@ -29,14 +32,15 @@ def sv_server:
       ($p | map(.level) | if all(.[]; . == "on") then "on" else "count" end) as $level
       | [$p[].commands[]] | group_by(.command)
       | map({command: .[0].command, calls: (map(.calls) | add),
-             time_us: (if $level == "on" then (map(.time_us // 0) | add) else null end)}) as $cmds
+             time_us: (if $level == "on" then (map(.time_us // 0) | add) else null end),
+             bytes_in: (map(.bytes_in // 0) | add), bytes_out: (map(.bytes_out // 0) | add)}) as $cmds
       | ([$cmds[].time_us // 0] | add // 0) as $total
       | {available: true, level: $level, measurements: ($p | length),
          commands: ($cmds
            | map({command: (.command | profile_label), calls,
                   mean_us: (if .time_us == null then null else .time_us / .calls end), time_us,
                   share: (if .time_us == null or $total == 0 then null else .time_us / $total end),
-                  samba: .command})
+                  bytes_in, bytes_out, samba: .command})
            | sort_by(-(.time_us // 0), -.calls)),
          calls: ([$cmds[].calls] | add // 0), time_us: (if $level == "on" then $total else null end),
          connects: ([$p[].connects] | add), disconnects: ([$p[].disconnects] | add)}
@@ -126,15 +130,18 @@ def serverview($metric):
     end;
 
 # sv_server_md: details.server -> the report's "Server view" lines (a string).
+# sv_mb: bytes as decimal MB for the table ("12.3", "0.004", "–" when not counted).
+def sv_mb: if . == null then "–" else . / 1e6 | num end;
+
 def sv_server_md:
   if . == null then "server view: not available (not recorded)"
   elif .available != true then "server view: not available (\(.why // "no counters"))"
   elif (.commands | length) == 0 then "server view: smbd counted no SMB2 command during this run"
   else
     ([
-      "| command | calls | mean server time | share of the server's time |",
-      "|---|---:|---:|---:|",
-      (.commands[] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) |"),
+      "| command | calls | mean server time | share of the server's time | MB in | MB out |",
+      "|---|---:|---:|---:|---:|---:|",
+      (.commands[] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) | \(.bytes_in | sv_mb) | \(.bytes_out | sv_mb) |"),
       "",
       "connects: \(.connects), disconnects: \(.disconnects)\(
         if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)\(

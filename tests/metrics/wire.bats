@@ -52,13 +52,14 @@ section() {
   for m in login metadata concurrency memory; do
     run jq -e --arg m "$m" '.metrics[$m].details.server | .available == true and .level == "on"
       and (.commands | length) > 0 and .connects > 0
-      and all(.commands[]; .calls > 0 and (.mean_us | type == "number") and .share >= 0 and .share <= 1)
+      and all(.commands[]; .calls > 0 and (.mean_us | type == "number") and .share >= 0 and .share <= 1
+        and .bytes_in > 0 and .bytes_out > 0)
       and ([.commands[].share] | add | . > 0.999 and . < 1.001)' "$R"
     assert_success
     run section "$m"
     assert_line '**Server view** (time inside smbd, not on the wire; see the README'"'"'s metric chapter)'
-    assert_line "| command | calls | mean server time | share of the server's time |"
-    assert_line --regexp '^\| SessionSetup \| [0-9]+ \| [0-9.]+ (µs|ms) \| [0-9.<]+ ?[0-9.]* % \|$'
+    assert_line "| command | calls | mean server time | share of the server's time | MB in | MB out |"
+    assert_line --regexp '^\| SessionSetup \| [0-9]+ \| [0-9.]+ (µs|ms) \| [0-9.<]+ ?[0-9.]* % \| [0-9.]+ \| [0-9.]+ \|$'
   done
   # what each metric makes smbd do most
   run jq -r '.metrics.concurrency.details.server.commands[0].command, .metrics.metadata.details.server.commands[0].command,

@@ -156,16 +156,16 @@ wire_requests() {
     'include "profile"; profile_diff($b; $a; "on") | .commands[0] | [.command, .calls, .time_us, (.mean_us * 100 | round), (.share_of_time * 1000 | round)]'
   assert_success
   assert_output '["read",42333,1560198,3686,992]'
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "on") | profile_table'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
   assert_success
-  assert_line --index 0 '| command | calls | mean server time | share of server time |'
-  assert_line --index 2 '| Read | 42333 | 36.9 µs | 99.2 % |'
-  assert_line --partial '| Negotiate | 2 | 2.78 ms | 0.4 % |'
-  assert_line --partial '| GetInfo | 4 | 32.8 µs | < 0.1 % |'
+  assert_line --index 0 "| command | calls | mean server time | share of the server's time | MB in | MB out |"
+  assert_line --index 2 --partial '| Read | 42333 | 36.9 µs | 99.2 % | '
+  assert_line --partial '| Negotiate | 2 | 2.78 ms | 0.4 % | '
+  assert_line --partial '| GetInfo | 4 | 32.8 µs | < 0.1 % | '
   assert_line 'connects: 2, disconnects: 2'
   # level 'count': calls only
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "count") | profile_table'
-  assert_line --index 2 '| Read | 42333 | – | – |'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "count")}}}] | sv_server | sv_server_md'
+  assert_line --index 2 --partial '| Read | 42333 | – | – | '
   assert_line --partial 'smbd profiling level = count: calls only'
 }
 
@@ -174,7 +174,7 @@ wire_requests() {
   local b a
   b=$(snapshot "$FIX/smbstatus-P.after.txt")
   a=$(snapshot "$FIX/smbstatus-P.before.txt")
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; profile_diff($b; $a; "on") | profile_table'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
   assert_success
   assert_output "server view: not available (smbd's counters went back during the run (smbd started again))"
 }
@@ -234,24 +234,23 @@ wire_requests() {
   # tests/fixtures/serverview/run: lib/measure.sh of the house branch with the probes
   # smbdlog cifs profile clientcpu cgcpu, smb-files and smb-login-storm against a private smbd
   local r=$FIX/run
-  run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" --slurpfile f "$r/metadata.json" \
-    'include "profile"; serverview($e[0]; "metadata"; [{what: "files written", client: $f[0].create.ops, command: "write", tolerance_pct: 0}])
-     | [.details.server_view.checks[0].ok, .details.server_view.checks[0].server, (.details.cpu.client.cores > 0), .warnings]'
+  run env SMALL_FILE_KB=4 jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" --slurpfile f "$r/metadata.json" \
+    'include "serverview"; {"metadata.evidence.json": $e[0], "metadata.json": $f[0]} | serverview("metadata")
+     | [.details.count_check.ok, .details.count_check.server, (.details.cpu.client.cores > 0), .warnings]'
   assert_success
   assert_output '[true,3142,true,[]]'
-  # the login run: one Negotiate per login, and a client count that disagrees gives the warning
+  # the login run: one connect per login, and a client count that disagrees gives the warning
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" --slurpfile f "$r/login.json" \
-    'include "profile"; serverview($e[0]; "login"; [{what: "logins", client: ($f[0].ops + 10), command: "negprot", tolerance_pct: 1}]) | .warnings[]'
+    'include "serverview"; {"login.evidence.json": $e[0], "login.json": ($f[0] | .ops += 10)} | serverview("login") | .warnings[]'
   assert_output 'the server counted 3 % fewer logins than the client reported (331 against 321; tolerance 1 %)'
-  # bytes instead of calls: 4 KiB a file plus 112 bytes of SMB2 header a Write (2.7 %)
+  # bytes: smbd received 4 KiB a file plus 112 bytes of SMB2 header a Write
   run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" \
-    'include "profile"; serverview($e[0]; "metadata"; [{what: "bytes written", client: (3142 * 4096), command: "write", key: "bytes_in", tolerance_pct: 3}])
-     | .details.server_view.checks[0] | [.server, .ok, (.diff_pct * 10 | round)]'
-  assert_output '[13221536,true,27]'
+    'include "serverview"; [{ev: $e[0]}] | sv_server | .commands[] | select(.samba == "write") | [.calls, .bytes_in, .bytes_in - .calls * 4096]'
+  assert_output '[3142,13221536,351904]' # 112 bytes a Write
   # without a profile probe (an older evidence file): not available, and nothing breaks
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" \
-    'include "profile"; serverview($e[0] | del(.probes.profile); "login"; [{what: "logins", client: 1, command: "negprot", tolerance_pct: 1}]) | .details.server_view | profile_table'
-  assert_output 'server view: not available (no profile probe ran)'
+    'include "serverview"; {"login.evidence.json": ($e[0] | del(.probes.profile))} | serverview("login") | .details.server | sv_server_md'
+  assert_output 'server view: not available (no profile probe)'
 }
 
 @test "profile probe: a real smbd's read count equals smb-readers' own count" {
@@ -267,8 +266,8 @@ wire_requests() {
   [[ $(calls read) == $((ops + errors)) ]] || fail "smbd counted $(calls read) reads, the helper $ops (+$errors errors)"
   [[ $(profile_of t | jq .connects) == 2 ]]
   [[ $(calls negprot) == 2 ]]
-  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
-  assert_line --index 2 --regexp '^\| Read \| [0-9]+ \| [0-9.]+ µs \| [0-9.]+ % \|$'
+  run jq -L "$KIT_ROOT/lib" -r 'include "serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
+  assert_line --index 2 --regexp '^\| Read \| [0-9]+ \| [0-9.]+ µs \| [0-9.]+ % \| [0-9.]+ \| [0-9.]+ \|$'
 }
 
 @test "profile probe: file and login counts equal the helpers' and tshark's count on the wire" {
@@ -315,7 +314,7 @@ wire_requests() {
   assert_success
   assert_output "smbd profiling level = off in '$conf'"
   measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0"
-  run jq -L "$KIT_ROOT/lib" -r 'include "profile"; .probes.profile | profile_table' "$RUN_DIR/raw/t.evidence.json"
+  run jq -L "$KIT_ROOT/lib" -r 'include "serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
   assert_output "server view: not available (smbd profiling level = off in '$conf')"
   # the measurement itself went on
   jq -e '.ok and .ops > 0' "$RUN_DIR/raw/t.json"
