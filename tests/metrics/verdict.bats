@@ -110,6 +110,19 @@ judge() {
   assert_output '["FAIL",null,"smb-files gave no result (see raw/metadata.err)"]'
 }
 
+@test "verdict: latency with no completed request is a FAIL that says so, not 'p99 0.00 ms'" {
+  jq '.jobs[].read.total_ios = 0 | .jobs[].write.total_ios = 0 | .jobs[].read.iops = 0 | .jobs[].write.iops = 0' \
+    "$KIT_ROOT/tests/fixtures/charts-run/raw/steady.fio.json" >"$RUN_DIR/raw/steady.fio.json"
+  judge latency
+  run jq -c '[.status, .value, .why]' "$RUN_DIR/metrics/latency.json"
+  assert_output '["FAIL",null,"no request completed in the steady run (fio counted 0 reads and writes): there is no latency to judge"]'
+  # with its requests, the same file gives a p99
+  cp "$KIT_ROOT/tests/fixtures/charts-run/raw/steady.fio.json" "$RUN_DIR/raw/steady.fio.json"
+  judge latency
+  run jq -e '.value > 0' "$RUN_DIR/metrics/latency.json"
+  assert_success
+}
+
 @test "verdict: every metric of the registry has a verdict that compiles and gives its rows" {
   local m n=0
   for m in $(registry_metrics); do
