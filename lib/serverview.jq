@@ -84,9 +84,9 @@ def cifs_counts($ev):
 # measurements whose counts the server's must equal (docs/server-view.md: checked on a real
 # smbd): login (logins tried = connects), metadata (files created = Write calls, files of at
 # least 1 byte), concurrency (reads = Read calls), and fio through the kernel client (seqread,
-# seqwrite, randread, randwrite: fio's requests = Read or Write calls, as direct I/O of blocks
-# no larger than the mount's rsize/wsize is one SMB2 request each; the kernel client's count
-# from /proc/fs/cifs/Stats goes beside them). Input: the raw files. null when there is none.
+# seqwrite, randread, randwrite, and the steady run of latency and errors: fio's requests =
+# Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is one
+# SMB2 request each; the kernel client's count from /proc/fs/cifs/Stats goes beside them). Input: the raw files. null when there is none.
 def sv_count($metric; $server):
   def n: if type == "number" then . else 0 end;
   def calls($cmd): [$server.commands[] | select(.samba == $cmd) | .calls] | add // 0;
@@ -105,6 +105,12 @@ def sv_count($metric; $server):
     (helper_lines("concurrency") | map((.ops | n) + (.errors | n)) | add) as $c
     | if $c == null then null
       else profile_count_check("reads"; $c; ([$server.commands[] | select(.samba == "read") | .calls] | add // 0); sv_tolerance_pct) end
+  elif $metric == "latency" or $metric == "errors" then
+    ([.["steady.fio.json"].jobs[]? | (.read.total_ios // 0) + (.write.total_ios // 0)] | add) as $ios
+    | cifs_counts(.["steady.evidence.json"]) as $cifs
+    | if ($ios | type) != "number" then null
+      else profile_count_check("reads and writes (fio)"; $ios; calls("read") + calls("write"); sv_tolerance_pct)
+        + {kernel: (if $cifs and $cifs.reads != null then $cifs.reads + $cifs.writes else null end)} end
   elif ($metric | test("^(seq|rand)(read|write)$")) then
     (if ($metric | endswith("read")) then "read" else "write" end) as $dir
     | (.["\($metric).fio.json"].jobs[0][$dir].total_ios? // null) as $ios

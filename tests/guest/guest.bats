@@ -208,8 +208,13 @@ EOF
       | .mean_us <= $d.lat_ms.mean * 1000' "$RES"
     assert_success
   done
-  run grep -c "^Client against server: the client reported [0-9]* \(reads\|writes\) (fio), smbd counted" "$OUT/run/report.md"
-  assert_output 4
+  # the steady run of latency and errors: fio's reads and writes = smbd's Read and Write calls
+  for m in latency errors; do
+    run jq -r --arg m "$m" '.metrics[$m].details.count_check | "\(.what) \(.ok) \(.client == .server) \(.client == .kernel) \(.client > 0)"' "$RES"
+    assert_output 'reads and writes (fio) true true true true'
+  done
+  run grep -c "^Client against server: the client reported [0-9]* \(reads\|writes\|reads and writes\) (fio), smbd counted" "$OUT/run/report.md"
+  assert_output 6
 }
 
 @test "guest: charts for every measured metric, well-formed, inline in report.html" {
