@@ -4,11 +4,12 @@
 # A variant is a set of settings overrides, 'KEY=VALUE ...' (quotes as in the shell, read as
 # data: nothing is expanded or run). For each variant in turn the test server is restarted the
 # way the user applies a settings change (./start-samba.sh with the overrides in its
-# environment), then ./test-samba.sh measures the metrics (with REPEAT repeats) into a run
-# folder that moves into the sweep folder RESULTS_DIR/sweep-<ts>/. Then ./start-samba.sh runs
-# once more without the overrides: the server is back as settings.conf (and the environment of
-# the sweep) say, also when the sweep is interrupted or fails (one EXIT trap). Last,
-# lib/compare.sh compares the variants' runs, the first as the reference.
+# environment, on top of the Samba settings the server was started with: sweep_base), then
+# ./test-samba.sh measures the metrics (with REPEAT repeats) into a run folder that moves into
+# the sweep folder RESULTS_DIR/sweep-<ts>/. Then ./start-samba.sh runs once more without the
+# overrides: the server is back as it ran before the sweep, also when the sweep is interrupted
+# or fails (one EXIT trap). Last, lib/compare.sh compares the variants' runs, the first as the
+# reference.
 
 # sweep_usage: the synopsis of sweep, on stdout.
 sweep_usage() {
@@ -20,8 +21,9 @@ and compares the variants against the first one (test-samba.sh compare). A varia
 or more settings of settings.conf with the value to try, e.g.
   ./test-samba.sh sweep --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login metadata
 Each variant is applied by restarting the test server (./start-samba.sh with the variant in
-its environment); at the end, and when the sweep is interrupted, the server is restarted
-without it, so it runs with the settings it had before.
+its environment, on top of the Samba settings the server was started with); at the end, and
+when the sweep is interrupted, the server is restarted without it, so it runs with the
+settings it had before.
 
   -r N             repeats of each timed metric per variant (1-50)
   -f FILE          variants from FILE, one a line ('#' starts a comment), after any --variant
@@ -174,12 +176,31 @@ sweep_stop_child() {
   SWEEP_CHILD=''
 }
 
-# sweep_restore: restart the test server without any variant (start-samba.sh with the sweep's
-# own environment); warn when its smb.conf differs from the one before the sweep.
+# sweep_base: set SWEEP_BASE to the NAME=VALUE words that start the test server as it runs now
+# (read from the state start-samba.sh recorded, as data): each Samba setting start-samba.sh took
+# from its environment (KIT_SAMBA_SETTINGS_ENV, with its value from KIT_SAMBA_SETTINGS), and
+# the Samba parameters under test it applied (KIT_SAMBA_PARAMS) where they differ from the
+# settings. Every variant starts from these, and sweep_restore starts the server with them.
+sweep_base() {
+  local kv key v
+  SWEEP_BASE=()
+  for kv in ${KIT_SAMBA_SETTINGS:-}; do
+    key=${kv%%=*}
+    [[ " ${KIT_SAMBA_SETTINGS_ENV:-} " != *" $key "* ]] || SWEEP_BASE+=("$kv")
+  done
+  [[ -n ${KIT_SAMBA_PARAMS:-} ]] || return 0
+  for key in SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS; do
+    v=$(jq -r --arg k "$key" '.[$k] // ""' <<<"$KIT_SAMBA_PARAMS" 2>/dev/null) || continue
+    [[ $v == "${!key}" ]] || SWEEP_BASE+=("$key=$v")
+  done
+}
+
+# sweep_restore: restart the test server as it ran before the sweep (start-samba.sh with
+# SWEEP_BASE); warn when its smb.conf differs from the one before the sweep.
 sweep_restore() {
   ((${SWEEP_CHANGED:-0})) || return 0
-  log "sweep: restoring the test server's settings (./start-samba.sh without the variant)"
-  if sweep_child "$KIT_ROOT/start-samba.sh" >>"$SWEEP_DIR/sweep.log" 2>&1; then
+  log "sweep: restoring the test server's settings (./start-samba.sh without the variant${SWEEP_BASE[*]:+, with ${SWEEP_BASE[*]}})"
+  if sweep_child env "${SWEEP_BASE[@]}" "$KIT_ROOT/start-samba.sh" >>"$SWEEP_DIR/sweep.log" 2>&1; then
     SWEEP_CHANGED=0
     if [[ -f $SWEEP_DIR/.smb.conf.before ]] && ! cmp -s "$SWEEP_DIR/.smb.conf.before" "$KIT_CONF"; then
       warn "the test server's smb.conf now differs from the one before the sweep (was it started with other settings in the environment?): see $SWEEP_DIR/sweep.log"
@@ -279,6 +300,7 @@ sweep_main() {
   common_require_root
   state_load 2>/dev/null || die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
   service_is_running || die "the test server is not running: run ./start-samba.sh first"
+  sweep_base
   if common_have flock; then
     exec {SWEEP_LOCK_FD}>>"$STATE_DIR/sweep.lock"
     flock -n "$SWEEP_LOCK_FD" || die "another sweep is running on this test server: wait for it to finish"
@@ -298,6 +320,8 @@ sweep_main() {
   trap 'sweep_signal TERM' TERM
   trap 'sweep_signal HUP' HUP
   log "sweep: ${#SWEEP_VARIANTS[@]} variants of ${RUN_METRICS[*]}, REPEAT=$REPEAT; folder ${SWEEP_DIR#"$KIT_ROOT"/}/"
+  ((${#SWEEP_BASE[@]} == 0)) ||
+    log "sweep: the test server was started with ${SWEEP_BASE[*]}: each variant starts from that, and it is restored at the end"
   ((REPEAT >= 4)) || warn "sweep: with $REPEAT repeats per variant compare cannot claim a difference at 95 % (it needs 4): use -r 4 or more"
   for ((i = 0; i < ${#SWEEP_VARIANTS[@]}; i++)); do
     text=${SWEEP_VARIANTS[i]}
@@ -305,7 +329,7 @@ sweep_main() {
     log ""
     log "${C_BOLD}sweep: variant $((i + 1)) of ${#SWEEP_VARIANTS[@]}: ${words[*]}${C_OFF}"
     SWEEP_CHANGED=1
-    if ! sweep_child env "${words[@]}" "$KIT_ROOT/start-samba.sh" >>"$SWEEP_DIR/sweep.log" 2>&1; then
+    if ! sweep_child env "${SWEEP_BASE[@]}" "${words[@]}" "$KIT_ROOT/start-samba.sh" >>"$SWEEP_DIR/sweep.log" 2>&1; then
       warn "sweep: variant $((i + 1)) could not be applied (./start-samba.sh failed, see ${SWEEP_DIR#"$KIT_ROOT"/}/sweep.log): skipped"
       SWEEP_RC=1
       continue
@@ -313,7 +337,7 @@ sweep_main() {
     SWEEP_BEFORE=$(find "$RESULTS_DIR" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | sort)
     SWEEP_RUN_NAME=$((i + 1))-$(sweep_slug "${words[*]}")
     rc=0
-    sweep_child env "${words[@]}" REPEAT="$REPEAT" "$KIT_ROOT/test-samba.sh" "${RUN_METRICS[@]}" || rc=$?
+    sweep_child env "${SWEEP_BASE[@]}" "${words[@]}" REPEAT="$REPEAT" "$KIT_ROOT/test-samba.sh" "${RUN_METRICS[@]}" || rc=$?
     run=$(sweep_keep_run) || run=''
     SWEEP_RUN_NAME=''
     if [[ -z $run ]]; then

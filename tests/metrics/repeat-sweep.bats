@@ -250,3 +250,28 @@ PY
   run pgrep -f "smb-login-storm.*127.0.0.14"
   assert_failure
 }
+
+@test "sweep: a server started with ENCRYPTION=yes: every variant starts from it, and it comes back with it" {
+  # the sweep restored settings.conf's values (ENCRYPTION=no) and applied each variant on top
+  # of them, so a variant changed two things
+  kit_require_root
+  kit_require_cmd jq testparm
+  local dir rc
+  ENCRYPTION=yes "$KIT_ROOT/start-samba.sh" >"$BATS_TEST_TMPDIR/start.log" 2>&1 || fail "$(cat "$BATS_TEST_TMPDIR/start.log")"
+  DURATION=1 run --separate-stderr "$KIT_ROOT/test-samba.sh" sweep -r 1 \
+    --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login
+  rc=$status
+  [[ $rc -eq 0 || $rc -eq 1 ]] || fail "exit status $rc: $stderr"
+  [[ $stderr == *"the test server was started with ENCRYPTION=yes: each variant starts from that"* ]] || fail "$stderr"
+  dir=$(last_sweep)
+  grep -q 'server smb encrypt = required' "$dir/1-SIGNING=default/smb.conf"
+  grep -q 'server smb encrypt = required' "$dir/2-SIGNING=mandatory/smb.conf"
+  # back as it was started: encryption on, recorded as from start-samba.sh's environment
+  run testparm -s --parameter-name 'server smb encrypt' "$T_ROOT/conf/smb.conf"
+  assert_output required
+  run grep -E '^KIT_SAMBA_SETTINGS(_ENV)?=' "$T_ROOT/state/kit.env"
+  assert_line 'KIT_SAMBA_SETTINGS="ENCRYPTION=yes SIGNING=default STRICT_SYNC=yes USE_SENDFILE=no"'
+  assert_line 'KIT_SAMBA_SETTINGS_ENV=ENCRYPTION'
+  # the tests after this one expect the server of setup_file
+  "$KIT_ROOT/start-samba.sh" >"$BATS_TEST_TMPDIR/start.log" 2>&1 || fail "$(cat "$BATS_TEST_TMPDIR/start.log")"
+}
