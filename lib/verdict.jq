@@ -31,6 +31,16 @@ def per_op($total; $ops): if $total == null or $ops == null or $ops <= 0 then nu
 # why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
 def why_join: map(select(. != null and . != "")) | join("; ");
 
+# failed_times($line): for a helper line with failed or timed-out requests, their times
+# {err_lat_ms: {p50, p95, p99, max, mean}}, which the helpers keep apart from lat_ms (the
+# successful requests'); {} when none failed.
+def failed_times($line):
+  if ($line.errors // 0) > 0 and ($line.err_lat_ms | type) == "object" then {err_lat_ms: $line.err_lat_ms} else {} end;
+
+# failed_times_note: the note a metric with failed requests adds.
+def failed_times_note:
+  "Failed and timed-out requests count as errors; their times are not in lat_ms (the successful requests') but beside it, in err_lat_ms.";
+
 # object: a metric object in the kit's one key order (see docs/CONTRACTS.md); the same warning
 # of several measurements once (format.jq warnings_merge).
 def object:

@@ -16,6 +16,7 @@ def step($n):
       | {clients: $n, connected: $c, errors: $e, ops: ($f.ops // 0), iops: $f.rate_per_s, p50_ms: $f.lat_ms.p50, p99_ms: $p,
          per_client_iops: (if $f.per_client then "\($f.per_client.min_iops | round)-\($f.per_client.max_iops | round)" else null end),
          cpu_us: $cpu, cpu_per_read_us: per_op($cpu; $f.ops // 0),
+         failed_p99_ms: (if $e > 0 then $f.err_lat_ms.p99 else null end),
          kept_up: ($c == $n and $e == 0 and $p != null and $p <= $max and $f.ok == true),
          why: ([(if $c < $n then "\($n - $c) of \($n) clients could not connect"
                   + (if $forks > 0 then ": fork() failed in log.smbd" elif $f.first_error then ": \($f.first_error)" else "" end)
@@ -44,7 +45,8 @@ def verdict:
            why: (if judge($best; ">="; $t) == "PASS" then ""
                  elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
-           details: {steps: $rows, notes: ["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]},
+           details: {steps: $rows, notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
+             + if any($rows[]; (.errors // 0) > 0) then ["Failed and timed-out reads count as errors; p50_ms and p99_ms are the successful reads', failed_p99_ms the p99 of the failed ones."] else [] end)},
            warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
              ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)
              + [drop_caches($raw["concurrency.drop.json"]).warning // empty]

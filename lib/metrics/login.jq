@@ -24,8 +24,10 @@ def verdict:
         | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
            details: ($f | {workers, duration_s, ops, errors, rate_per_s, lat_ms}
              + (if .first_error then {first_error} else {} end)
+             + failed_times($f)
              + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // ""),
-                notes: ["smbd CPU per login attempt: the server's CPU time during the storm divided by every login attempt, failed ones too."]}),
+                notes: (["smbd CPU per login attempt: the server's CPU time during the storm divided by every login attempt, failed ones too."]
+                  + if $err > 0 then [failed_times_note] else [] end)}),
            warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
              ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}
       end);

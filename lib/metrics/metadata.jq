@@ -12,8 +12,11 @@ def verdict:
            (if $f.ok != true then "the test failed: \($f.error // "unknown error")" else empty end),
            (if (($f.create.errors // 0) + ($f.delete.errors // 0)) > 0 then "\($f.create.errors) creates and \($f.delete.errors) deletes failed" else empty end)] as $fails
         | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
-           details: ($f | {workers, file_kb: setting("SMALL_FILE_KB"), create, delete, files_per_folder, left_behind,
-             notes: ["Creating a file costs more the bigger its folder is; compare only runs with the same DURATION."]}),
+           details: ($f | {workers, file_kb: setting("SMALL_FILE_KB"), create, delete, files_per_folder, left_behind}
+             + failed_times($f)
+             + {notes: (["Creating a file costs more the bigger its folder is; compare only runs with the same DURATION.",
+                     "The delete rate counts from each worker's first delete to the last (earlier versions of the kit counted from the end of the create phase, which made it too low)."]
+                     + if ($f.errors // 0) > 0 then [failed_times_note] else [] end)}),
            warnings: [
              (if ($f.left_behind // 0) > 0 then "\($f.left_behind) files could not be deleted (removed by the kit afterwards)" else empty end),
              (if small_host(setting("WORKERS"); $cpus) then "\($f.workers) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit" else empty end)]}

@@ -48,6 +48,26 @@ judge() {
   assert_output true
 }
 
+@test "verdict: failed requests' times stand beside the successful ones (err_lat_ms), with a note" {
+  # the helpers keep failed and timed-out requests out of lat_ms; the report never said so
+  local e='{"p50": 5000, "p95": 5000, "p99": 5000, "max": 5000, "mean": 5000}'
+  jq -c --argjson e "$e" '.errors = 3 | .err_lat_ms = $e' "$RUN_DIR/raw/login.json" >"$RUN_DIR/raw/l.new"
+  mv "$RUN_DIR/raw/l.new" "$RUN_DIR/raw/login.json"
+  jq -c --argjson e "$e" '.errors = 2 | .err_lat_ms = $e' "$RUN_DIR/raw/concurrency.4.json" >"$RUN_DIR/raw/c.new"
+  mv "$RUN_DIR/raw/c.new" "$RUN_DIR/raw/concurrency.4.json"
+  judge login
+  judge concurrency
+  run jq -c '[.details.err_lat_ms.p99, (.details.notes | any(test("not in lat_ms")))]' "$RUN_DIR/metrics/login.json"
+  assert_output '[5000,true]'
+  run jq -c '[.details.steps[] | .failed_p99_ms], (.details.notes | any(test("failed_p99_ms the p99 of the failed")))' "$RUN_DIR/metrics/concurrency.json"
+  assert_output $'[null,5000]\ntrue'
+  # without failures: no err_lat_ms and no note
+  cp "$KIT_ROOT/tests/fixtures/run-raw/raw/login.json" "$RUN_DIR/raw/login.json"
+  judge login
+  run jq -c '[(.details | has("err_lat_ms")), (.details.notes | any(test("not in lat_ms")))]' "$RUN_DIR/metrics/login.json"
+  assert_output '[false,false]'
+}
+
 @test "verdict: concurrency: one row per step from its own files, the largest step that kept up" {
   judge concurrency
   run jq -c '[.value, .status, .why, [.details.steps[] | .clients, .kept_up, .iops]]' "$RUN_DIR/metrics/concurrency.json"
