@@ -106,9 +106,11 @@ charts_skip() {
 }
 
 # charts_concurrency RUN_DIR WORK: the concurrency curve (IOPS and p99 against clients, the
-# p99 target as a dashed line) from metrics/concurrency.json details.steps[].
+# p99 target as a dashed line) from metrics/concurrency.json details.steps[]; with repeats,
+# each repeat's steps (raw/concurrency.N.rK.json: rate_per_s, lat_ms.p99) as thin lines too.
 charts_concurrency() {
-  local dir=$1 work=$2/curve f=$1/metrics/concurrency.json target span y2max
+  local dir=$1 work=$2/curve f=$1/metrics/concurrency.json target span y2max reps=0
+  local -a files
   [[ -f $f ]] || return 0
   charts_work "$work"
   jq -r '(.details.steps // [])[] | select((.clients | type) == "number" and (.iops | type) == "number")
@@ -117,10 +119,22 @@ charts_concurrency() {
     charts_skip concurrency curve "no steps with IOPS in metrics/concurrency.json"
     return 0
   fi
+  : >"$work/reps.dat"
+  mapfile -t files < <(find "$dir/raw" -maxdepth 1 -regextype posix-extended -regex '.*/concurrency\.[0-9]+\.r[0-9]+\.json' 2>/dev/null | sort)
+  if ((${#files[@]})); then
+    # one block a repeat (a blank line between blocks breaks the line), steps in client order
+    jq -rn '[inputs | select(type == "object" and (.rate_per_s | type) == "number")
+        | (input_filename | capture("concurrency\\.(?<n>[0-9]+)\\.r(?<k>[0-9]+)\\.json$")) as $c
+        | {k: ($c.k | tonumber), n: ($c.n | tonumber), iops: .rate_per_s, p99: (.lat_ms.p99 // "null")}]
+      | group_by(.k) | map(sort_by(.n)) | .[] | ((.[] | [.n, .iops, .p99] | @tsv), "")' "${files[@]}" >"$work/reps.dat" 2>/dev/null || true
+    reps=$(grep -c '^$' "$work/reps.dat" || true)
+    ((reps >= 2)) || reps=0
+  fi
   target=$(sed -n 's/^TARGET_LATENCY_P99_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
   span=$(awk -F '\t' 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 } END { print (lo > 0 && hi / lo >= 8) ? 1 : 0 }' "$work/data.dat")
   y2max=$(awk -F '\t' -v t="${target:-0}" '$3 != "null" && $3 > m { m = $3 } END { m = (t > m ? t : m); if (m > 0) print m * 1.15 }' "$work/data.dat")
-  charts_gp_vars "title=concurrency: IOPS and p99 against clients" "target=$target" "logx=$span" "y2max=$y2max" \
+  y2max=$(awk -F '\t' -v m="${y2max:-0}" '$3 != "null" && $3 * 1.15 > m { m = $3 * 1.15 } END { if (m > 0) print m }' "$work/reps.dat")
+  charts_gp_vars "title=concurrency: IOPS and p99 against clients" "target=$target" "logx=$span" "y2max=$y2max" "reps=$reps" \
     "failed=$(awk -F '\t' '$4 == 0 { n++ } END { print n + 0 }' "$work/data.dat")" >"$work/vars.gp"
   charts_plot curve "$work" "$dir/charts/concurrency-curve.svg" || return 0
   charts_add concurrency curve concurrency-curve.svg "concurrency: IOPS and p99 against clients"

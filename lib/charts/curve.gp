@@ -1,7 +1,8 @@
 # lib/charts/curve.gp: the concurrency curve. data.dat: clients, IOPS, p99 (ms), kept up (1/0).
 # vars.gp: title, target (p99 limit in ms, or NaN), logx (1 when the steps span 8x or more),
 # y2max (top of the p99 axis: the target fits in; NaN = automatic), failed (steps that did
-# not keep up: ringed, and named in the key when there are any).
+# not keep up: ringed, and named in the key when there are any), reps (repeats in reps.dat:
+# clients, IOPS, p99 of each repeat's steps, a blank line between repeats; 0 = none).
 set title title noenhanced
 set xlabel 'clients at once'
 set ylabel 'IOPS'
@@ -17,6 +18,7 @@ if (target == target) {
   set arrow 1 from graph 0, second target to graph 1, second target nohead lc rgb '#d62728' lw 1.5 dt 2 front
   set label 1 sprintf('p99 target %g ms', target) at graph 0.01, second target offset 0,0.6 tc rgb '#d62728' front
 }
-plot 'data.dat' using 1:2 with linespoints lt 1 title 'IOPS', \
+each = reps > 0 ? "'reps.dat' using 1:2 with linespoints lw 0.8 pt 7 ps 0.35 lc rgb '#9ecae1' title 'IOPS, each repeat', 'reps.dat' using 1:3 axes x1y2 with linespoints lw 0.8 pt 7 ps 0.35 lc rgb '#fdae6b' title 'p99, each repeat'," : ""
+plot @each 'data.dat' using 1:2 with linespoints lt 1 title 'IOPS', \
      'data.dat' using 1:3 axes x1y2 with linespoints lt 2 title 'p99 (ms)', \
      'data.dat' using 1:($4 == 0 ? $3 : NaN) axes x1y2 with points pt 6 ps 2 lc rgb '#d62728' title (failed > 0 ? 'did not keep up' : '')

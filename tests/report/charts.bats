@@ -292,3 +292,29 @@ seqread.fio.json seqread 1 true null
 seqread.fio.r3.json seqread 3 true null
 steady.fio.json latency 1 true null'
 }
+
+@test "charts: with repeats the concurrency curve draws each repeat's steps too, from their own raw lines" {
+  # the curve showed only the repeat nearest the median; the others' steps were in raw/ unused
+  local dir="$BATS_TEST_TMPDIR/repeats" n k
+  mkdir -p "$dir"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  : >"$BATS_TEST_TMPDIR/want"
+  for k in 1 2; do
+    for n in 1 4 16 64; do
+      jq -c --argjson k "$k" '.rate_per_s = (.rate_per_s + $k * 1000) | .lat_ms.p99 = (.lat_ms.p99 + $k)' \
+        "$dir/raw/concurrency.$n.json" >"$dir/raw/concurrency.$n.r$k.json"
+      jq -r '"\(input_filename | capture("concurrency\\.(?<n>[0-9]+)\\.").n) \(.rate_per_s)"' \
+        "$dir/raw/concurrency.$n.r$k.json" >>"$BATS_TEST_TMPDIR/want"
+    done
+  done
+  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  xmllint --noout "$dir/charts/concurrency-curve.svg"
+  # the repeats' points, repeat 1's steps then repeat 2's, are the data (clients, IOPS)
+  svg_points "$dir/charts/concurrency-curve.svg" 'IOPS, each repeat' >"$BATS_TEST_TMPDIR/px"
+  [[ $(wc -l <"$BATS_TEST_TMPDIR/px") -eq 8 ]] || fail "$(cat "$BATS_TEST_TMPDIR/px")"
+  svg_affine "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/px" logx
+  [[ $(svg_points "$dir/charts/concurrency-curve.svg" 'p99, each repeat' | wc -l) -eq 8 ]]
+  # the main curve is still the metric's steps
+  [[ $(svg_points "$dir/charts/concurrency-curve.svg" IOPS | wc -l) -eq 4 ]]
+}
