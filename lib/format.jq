@@ -58,20 +58,27 @@ def progress_line:
 
 # warnings_merge($noun): an array of warnings -> the same with the warnings that differ only in
 # their numbers (the same warning of several measurements or repeats) merged into one, in the
-# order they first appear: each number that differs becomes its range ("0.6-0.8"), and
-# " (in N $noun)" is added (N: how many of the warnings were merged), e.g. "the clients used 0.6-0.8 of 2 cores during concurrency.4-128
-# ... (in 4 measurements)". Exact duplicates count once.
+# order they first appear, with " (in N $noun)" added (N: how many warnings were merged; a
+# merge's own earlier count is dropped first, so merging merged warnings again works). A
+# number that differs becomes its range "lo–hi"; one that is part of a name (after a letter,
+# "_" or ".", as in concurrency.16) lists its values "4/16/64" instead, e.g. "the clients used
+# 0.6–0.8 of 2 cores during concurrency.4/16/64 (smbd 1.2–1.4) ... (in 3 measurements)".
+# Warnings that are the same text are shown once, without a count.
 def warnings_merge($noun):
-  def shape: gsub("[0-9]+(\\.[0-9]+)?"; "#");
-  def nums: [scan("[0-9]+(?:\\.[0-9]+)?")];
-  def parts: [splits("[0-9]+(?:\\.[0-9]+)?")];
-  def range_of: (map(tonumber) | min) as $lo | (map(tonumber) | max) as $hi
-    | if $lo == $hi then .[0] else "\(first(.[] | select(tonumber == $lo)))-\(first(.[] | select(tonumber == $hi)))" end;
-  [to_entries[] | {i: .key, text: .value, shape: (.value | shape)}]
+  def num_re: "-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?";
+  def tok_re: "\(num_re)(?:(?:–|/)\(num_re))*";
+  def bare: sub("( \\(in [0-9]+ [a-z]+\\))+$"; "");
+  def merge_tok($named):
+    if $named then [.[] | split("/")[]] | unique_by(tonumber) | sort_by(tonumber) | join("/")
+    else [.[] | split("–")[]] as $v | ($v | min_by(tonumber)) as $lo | ($v | max_by(tonumber)) as $hi
+      | if ($lo | tonumber) == ($hi | tonumber) then $lo else "\($lo)–\($hi)" end
+    end;
+  [to_entries[] | {i: .key, text: .value, bare: (.value | bare)} | .shape = (.bare | gsub(tok_re; "#"))]
   | group_by(.shape) | sort_by(.[0].i)
-  | map(length as $times | [.[].text] | unique as $texts
-      | if ($texts | length) == 1 then $texts[0]
-        else ($texts | map(nums)) as $n | ($texts[0] | parts) as $p
-          | reduce range(0; $n[0] | length) as $k ($p[0]; . + ([$n[][$k]] | range_of) + $p[$k + 1])
+  | map(length as $times | ([.[].text] | unique) as $orig | ([.[].bare] | unique) as $texts
+      | if ($orig | length) == 1 then $orig[0]
+        else ($texts | map([scan(tok_re)])) as $t | ($texts[0] | [splits(tok_re)]) as $p
+          | reduce range(0; $t[0] | length) as $k ($p[0];
+              . + ([$t[][$k]] | merge_tok($p[$k] | test("[A-Za-z_.]$"))) + $p[$k + 1])
             + " (in \($times) \($noun))"
         end);

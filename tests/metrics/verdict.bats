@@ -171,11 +171,17 @@ judge() {
      "other warning",
      "the clients used 0.6 of 2 cores during concurrency.16 (smbd 1.2): the machine was 91 % busy",
      "the server counted 3 % fewer reads"] | warnings_merge("measurements")'
-  assert_output '["the clients used 0.6-0.8 of 2 cores during concurrency.4-128 (smbd 1.2-1.4): the machine was 91-99 % busy (in 3 measurements)","other warning","the server counted 3 % fewer reads"]'
+  assert_output '["the clients used 0.6–0.8 of 2 cores during concurrency.4/16/128 (smbd 1.2–1.4): the machine was 91–99 % busy (in 3 measurements)","other warning","the server counted 3 % fewer reads"]'
+  # signs and exponents belong to their number; merged warnings merge again (repeats)
+  run jq -nc -L "$KIT_ROOT/lib" 'include "format";
+    (["x -5 y", "x -3 y", "t 1e-05 s", "t 3e-05 s"] | warnings_merge("measurements")),
+    (["a 0.6–0.8 b (in 3 measurements)", "a 0.5 b", "a 0.7–0.9 b (in 2 measurements)"] | warnings_merge("repeats"))'
+  assert_line --index 0 '["x -5–-3 y (in 2 measurements)","t 1e-05–3e-05 s (in 2 measurements)"]'
+  assert_line --index 1 '["a 0.5–0.9 b (in 3 repeats)"]'
   # a metric object merges its measurements' warnings
   run jq -nc -L "$KIT_ROOT/lib" --arg metric x --argjson elapsed null 'include "verdict";
     {status: "PASS", value: 1, warnings: ["a 1 b", "a 2 b", "c"]} | object | .warnings'
-  assert_output '["a 1-2 b (in 2 measurements)","c"]'
+  assert_output '["a 1–2 b (in 2 measurements)","c"]'
 }
 
 @test "registry: a metric without one of its functions, or with an unknown need, is refused by name" {

@@ -138,7 +138,16 @@ login() {
   c=$(login 145 PASS | jq -c '.warnings = ["the clients used 0.7 of 2 cores during login: 91 % busy"]')
   run combine "[$a,$b,$c]"
   run jq -c '.warnings' <<<"$output"
-  assert_output '["the clients used 0.6-0.8 of 2 cores during login: 91-99 % busy (in 3 repeats)","same"]'
+  assert_output '["the clients used 0.6–0.8 of 2 cores during login: 91–99 % busy (in 3 repeats)","same"]'
+  # repeats whose own steps' warnings were merged already (metric objects come out of
+  # verdict.jq's object): merged once more, not garbled ("0.6-0.7-0.8-0.9 ... (in 2-3 ...)")
+  a=$(login 150 PASS | jq -c '.warnings = ["used 0.6 of 2 cores during concurrency.4", "used 0.7 of 2 cores during concurrency.16"]' |
+    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "verdict"; object')
+  b=$(login 140 PASS | jq -c '.warnings = ["used 0.8 of 2 cores during concurrency.4", "used 0.9 of 2 cores during concurrency.64", "used 0.8 of 2 cores during concurrency.128"]' |
+    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "verdict"; object')
+  run combine "[$a,$b]"
+  run jq -c '.warnings' <<<"$output"
+  assert_output '["used 0.6–0.9 of 2 cores during concurrency.4/16/64/128 (in 2 repeats)"]'
 }
 
 @test "combine: a server command's figures are that command's in every repeat, whatever its place in the list" {
