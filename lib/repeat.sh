@@ -53,19 +53,6 @@ repeat_parse_opts() {
   done
 }
 
-# repeat_estimate: print the expected seconds of the run with REPEAT repeats.
-repeat_estimate() {
-  local m n=0
-  for m in "${RUN_METRICS[@]}"; do
-    if repeat_once "$m" || repeat_first_only "$m"; then
-      n=$((n + $(registry_estimate "$m")))
-    else
-      n=$((n + REPEAT * $(registry_estimate "$m")))
-    fi
-  done
-  echo "$n"
-}
-
 # repeat_plan: print the run's steps as 'METRIC K' lines (K=0: once, in the base folder).
 repeat_plan() {
   local m k

@@ -105,14 +105,19 @@ run_left() {
   fi
 }
 
-# run_estimate_all: print the expected seconds of the whole run (the steady run counted once).
+# run_estimate_all: print the expected seconds of the whole run: each metric once, or REPEAT
+# times when it is repeated (lib/repeat.sh), the steady run counted once a round however many
+# of the round's metrics read it.
 run_estimate_all() {
-  local m n=0 steady=0
+  local m n=0 steady=0 times rounds=1
+  ((REPEAT <= 1)) || rounds=$REPEAT
   for m in "${RUN_METRICS[@]}"; do
-    n=$((n + $(registry_estimate "$m")))
-    if [[ " $("${m}_needs") " == *" steady "* ]] && ! fio_skip_reason >/dev/null; then steady=$((steady + 1)); fi
+    times=1
+    if ((REPEAT > 1)) && ! repeat_once "$m" && ! repeat_first_only "$m"; then times=$REPEAT; fi
+    n=$((n + times * $(registry_estimate "$m")))
+    if [[ " $("${m}_needs") " == *" steady "* ]] && ! fio_skip_reason >/dev/null; then steady=$((steady + times)); fi
   done
-  ((steady <= 1)) || n=$((n - (steady - 1) * $(fio_steady_estimate)))
+  ((steady <= rounds)) || n=$((n - (steady - rounds) * $(fio_steady_estimate)))
   echo "$n"
 }
 
@@ -127,7 +132,6 @@ run_metrics() {
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)
-  ((REPEAT <= 1)) || RUN_LEFT=$(repeat_estimate)
   log "test-samba: $n metric(s) against $KIT_UNC, about $RUN_LEFT s; results in ${RUN_DIR#"$KIT_ROOT"/}/"
   if ((REPEAT > 1)); then
     repeat_run

@@ -83,6 +83,19 @@ last_run() {
   assert_output $'100\n125\n50\n300\n100'
 }
 
+@test "run: the estimate counts the steady run once a round, also with repeats" {
+  # with REPEAT=3, latency and errors each counted the steady run in every round: 33 s too many
+  run bash -c 'source "$1/lib/run.sh"; source "$1/lib/repeat.sh"
+    registry_estimate() { case $1 in startup) echo 10 ;; latency | errors) echo 11 ;; login) echo 11 ;; esac; }
+    startup_needs() { :; }; login_needs() { :; }; latency_needs() { echo mount steady; }; errors_needs() { echo mount steady; }
+    fio_skip_reason() { return 1; }; fio_steady_estimate() { echo 11; }
+    RUN_METRICS=(startup latency errors login)
+    REPEAT=1 run_estimate_all; REPEAT=3 run_estimate_all' run-est "$KIT_ROOT"
+  assert_success
+  # REPEAT=1: 10 + 11 (the steady run) + 11 (login); REPEAT=3: startup once, 3 x (11 + 11)
+  assert_output $'32\n76'
+}
+
 @test "run: refuses in one line naming ./start-samba.sh when the kit is not started" {
   kit_require_root
   local dir=$BATS_TEST_TMPDIR/unstarted
