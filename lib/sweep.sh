@@ -111,9 +111,10 @@ sweep_check_variant() {
     grep -qxF -- "$key" < <(settings_keys) || sweep_bad "variant $i: unknown setting '$key'"
     if why=$(sweep_refused "$key"); then sweep_bad "variant $i: setting '$key' cannot vary in a sweep: $why"; fi
   done
-  # the values: the settings as they would load for this variant, in a subshell
+  # the values: the settings as they would load for this variant (on top of the server's own,
+  # SWEEP_BASE, as start-samba.sh will get them), in a subshell
   err=$( (
-    for word in "${words[@]}"; do export "${word?}"; done
+    for word in "${SWEEP_BASE[@]}" "${words[@]}"; do export "${word?}"; done
     settings_load "$KIT_ROOT"
   ) 2>&1 >/dev/null) || sweep_bad "variant $i: ${err#error: }"
   printf '%s\0' "${words[@]}"
@@ -294,13 +295,14 @@ sweep_main() {
   ((${#SWEEP_VARIANTS[@]} <= 26)) || sweep_bad "takes at most 26 variants (compare labels them A-Z)"
   run_parse_args "${metrics[@]}"
   settings_load "$KIT_ROOT"
+  SWEEP_BASE=()
+  if state_load 2>/dev/null; then sweep_base; fi
   for ((i = 0; i < ${#SWEEP_VARIANTS[@]}; i++)); do
     sweep_check_variant $((i + 1)) "${SWEEP_VARIANTS[i]}" >/dev/null
   done
   common_require_root
   state_load 2>/dev/null || die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
   service_is_running || die "the test server is not running: run ./start-samba.sh first"
-  sweep_base
   if common_have flock; then
     exec {SWEEP_LOCK_FD}>>"$STATE_DIR/sweep.lock"
     flock -n "$SWEEP_LOCK_FD" || die "another sweep is running on this test server: wait for it to finish"

@@ -258,6 +258,13 @@ PY
   kit_require_cmd jq testparm
   local dir rc
   ENCRYPTION=yes "$KIT_ROOT/start-samba.sh" >"$BATS_TEST_TMPDIR/start.log" 2>&1 || fail "$(cat "$BATS_TEST_TMPDIR/start.log")"
+  # a variant that cannot go with the server's own settings is refused before anything changes
+  local sum
+  sum=$(sha256sum <"$T_ROOT/conf/smb.conf")
+  run --separate-stderr "$KIT_ROOT/test-samba.sh" sweep -r 1 --variant 'SIGNING=default' --variant 'SIGNING=disabled' login
+  assert_failure 2
+  [[ $stderr == *"variant 2"*"SIGNING"* ]] || fail "$stderr"
+  assert_equal "$(sha256sum <"$T_ROOT/conf/smb.conf")" "$sum"
   DURATION=1 run --separate-stderr "$KIT_ROOT/test-samba.sh" sweep -r 1 \
     --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login
   rc=$status
