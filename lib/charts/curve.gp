@@ -19,6 +19,8 @@ if (target == target) {
   set label 1 sprintf('p99 target %g ms', target) at graph 0.01, second target offset 0,0.6 tc rgb '#d62728' front
 }
 each = reps > 0 ? "'reps.dat' using 1:2 with linespoints lw 0.8 pt 7 ps 0.35 lc rgb '#9ecae1' title 'IOPS, each repeat', 'reps.dat' using 1:3 axes x1y2 with linespoints lw 0.8 pt 7 ps 0.35 lc rgb '#fdae6b' title 'p99, each repeat'," : ""
-plot @each 'data.dat' using 1:2 with linespoints lt 1 title 'IOPS', \
-     'data.dat' using 1:3 axes x1y2 with linespoints lt 2 title 'p99 (ms)', \
+# with repeats the thick lines are the repeat the metric's details come from (nearest the median)
+main = reps > 0 ? ', repeat nearest the median' : ''
+plot @each 'data.dat' using 1:2 with linespoints lt 1 title 'IOPS'.main, \
+     'data.dat' using 1:3 axes x1y2 with linespoints lt 2 title 'p99 (ms)'.main, \
      'data.dat' using 1:($4 == 0 ? $3 : NaN) axes x1y2 with points pt 6 ps 2 lc rgb '#d62728' title (failed > 0 ? 'did not keep up' : '')
