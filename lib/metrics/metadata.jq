@@ -16,7 +16,7 @@ def verdict:
              + failed_times($f)
              + {notes: (["Creating a file costs more the bigger its folder is; compare only runs with the same DURATION.",
                      "The delete rate counts from each worker's first delete to the last (earlier versions of the kit counted from the end of the create phase, which made it too low)."]
-                     + if ($f.errors // 0) > 0 then [failed_times_note] else [] end)}),
+                     + if ($f.errors // 0) > 0 then ["Failed and timed-out creates count as errors; their times are not in create.lat_ms but beside it, in err_lat_ms (failed deletes are counted in delete.errors, without their times)."] else [] end)}),
            warnings: [
              (if ($f.left_behind // 0) > 0 then "\($f.left_behind) files could not be deleted (removed by the kit afterwards)" else empty end),
              (if small_host(setting("WORKERS"); $cpus) then "\($f.workers) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit" else empty end)]}

@@ -199,7 +199,8 @@ CONF
   assert_line "SERVICE_NAME=$PK_SERVICE"
   assert_line "TEST_USER=$PK_USER"
   assert_line "NFT_TABLE=$PK_TABLE"
-  assert_line "DURATION=2" # stdin replaces the small size, so the key is set once
+  assert_line "DURATION=2" # stdin replaces the small size: the key is set once
+  [[ $(grep -c '^DURATION=' "$PK_ROOT/settings.conf") -eq 1 ]] || fail "DURATION is set twice: $(cat "$PK_ROOT/settings.conf")"
   assert_line "DATA_FILE_MB=16"
   private_kit_setup m 4460 4469 127.0.0.9 </dev/null
   rm -rf "$first_root" "$PK_ROOT"
