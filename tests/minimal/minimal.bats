@@ -176,7 +176,9 @@ samba-ad-dc no no no"
   run grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$R/suite.log"
   assert_success
   [[ $output =~ ^[0-9]+\ passed,\ 0\ failed ]] || {
-    grep -E '^not ok' "$R/suite.log"
+    # each failed test with what it printed (its '# ' lines), 40 lines at most a test
+    awk '/^not ok/ { on = 1; n = 0; print; next } /^(ok|not ok) / { on = 0 }
+      on && /^#/ && n++ < 40 { print }' "$R/suite.log"
     fail "in the chroot: $output"
   }
   run step_status suite
