@@ -91,10 +91,11 @@ run_one() {
 
 # run_left: print the seconds the run still needs: the estimates of what is left, scaled by
 # how long the metrics so far took against their estimates (the probes around every
-# measurement and a busy machine add time no estimate knows); by 0.5 to 3 at most.
+# measurement and a busy machine add time no estimate knows); by 0.5 to 3 at most, and only
+# once those estimates add up to 30 s (startup alone is too short a sample).
 run_left() {
   local est=${RUN_EST_DONE:-0} took=${RUN_TOOK_DONE:-0}
-  if ((est < 5)); then
+  if ((est < 30)); then
     echo "$RUN_LEFT"
   elif ((took * 2 < est)); then
     echo $((RUN_LEFT / 2))

@@ -78,9 +78,12 @@ last_run() {
     RUN_EST_DONE=40 RUN_TOOK_DONE=50; run_left
     RUN_EST_DONE=40 RUN_TOOK_DONE=10; run_left
     RUN_EST_DONE=40 RUN_TOOK_DONE=400; run_left
-    RUN_EST_DONE=3 RUN_TOOK_DONE=30; run_left' run-left "$KIT_ROOT"
+    RUN_EST_DONE=3 RUN_TOOK_DONE=30; run_left
+    RUN_EST_DONE=6 RUN_TOOK_DONE=3; run_left' run-left "$KIT_ROOT"
   assert_success
-  assert_output $'100\n125\n50\n300\n100'
+  # the last: startup alone (6 s estimated, 3 s taken) halved the rest; a default run then said
+  # 'run ends in about 180 s' with 440 s to go. Fewer than 30 estimated seconds scale nothing.
+  assert_output $'100\n125\n50\n300\n100\n100'
 }
 
 @test "run: the estimate counts the steady run once a round, also with repeats" {
