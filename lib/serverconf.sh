@@ -60,6 +60,15 @@ serverconf_record() {
   state_set KIT_CONF_SHA256 "$(serverconf_conf_sum "$KIT_CONF" || true)"
 }
 
+# serverconf_applied_params: print 'KEY=value' for SAMBA_GLOBAL_PARAMS and SAMBA_SHARE_PARAMS
+# as start-samba.sh applied them (KIT_SAMBA_PARAMS of the loaded state; values are one line);
+# nothing when the state has no record of them.
+serverconf_applied_params() {
+  [[ -n ${KIT_SAMBA_PARAMS:-} ]] || return 0
+  jq -r '["SAMBA_GLOBAL_PARAMS", "SAMBA_SHARE_PARAMS"][] as $k | "\($k)=\(.[$k] // "")"' \
+    <<<"$KIT_SAMBA_PARAMS" 2>/dev/null || true
+}
+
 # serverconf_read CONF SHARE: print the server's settings as JSON: {"settings":{KEY: value},
 # "parameters":{"global":{name: value}, "share":{...}}} (every parameter CONF sets, as
 # 'testparm -s' prints them); 1 when testparm cannot read CONF.
@@ -98,7 +107,7 @@ serverconf_read() {
 # server}], warnings[]}. Without testparm or a readable smb.conf: the state's record, else
 # the run's own settings, with a warning that says so.
 serverconf_adopt() {
-  local read='' key v asked where applied="${KIT_SAMBA_SETTINGS:-}" sum changed=null how
+  local read='' kv key v asked where applied="${KIT_SAMBA_SETTINGS:-}" sum changed=null how
   local -a warns=() diffs=()
   local -A server=() rec=()
   for key in $applied; do rec[${key%%=*}]=${key#*=}; done
@@ -136,16 +145,13 @@ serverconf_adopt() {
     printf -v "$key" '%s' "$v"
   done
   # the Samba parameters under test: those start-samba.sh applied, whatever this script was given
-  if [[ -n ${KIT_SAMBA_PARAMS:-} ]]; then
-    for key in SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS; do
-      v=$(jq -r --arg k "$key" '.[$k] // ""' <<<"$KIT_SAMBA_PARAMS" 2>/dev/null) || continue
-      asked=${!key}
-      [[ $v != "$asked" ]] || continue
-      if printenv "$key" >/dev/null; then where="the environment of test-samba.sh"; else where=${KIT_SETTINGS:-settings.conf}; fi
-      warns+=("$key='$asked' in $where, but start-samba.sh applied $key='$v': this run measured the server with '$v'; run ./start-samba.sh to apply '$asked'")
-      printf -v "$key" '%s' "$v"
-    done
-  fi
+  while IFS= read -r kv; do
+    key=${kv%%=*} v=${kv#*=} asked=${!key}
+    [[ $v != "$asked" ]] || continue
+    if printenv "$key" >/dev/null; then where="the environment of test-samba.sh"; else where=${KIT_SETTINGS:-settings.conf}; fi
+    warns+=("$key='$asked' in $where, but start-samba.sh applied $key='$v': this run measured the server with '$v'; run ./start-samba.sh to apply '$asked'")
+    printf -v "$key" '%s' "$v"
+  done < <(serverconf_applied_params)
   SERVERCONF_JSON=$(jq -cn --arg how "$how" --arg conf "$KIT_CONF" --arg read "$read" \
     --arg applied "$applied" --arg fromenv "${KIT_SAMBA_SETTINGS_ENV:-}" --arg at "${KIT_STARTED_AT:-}" \
     --argjson changed "$changed" --arg diffs "$(printf '%s\n' "${diffs[@]}")" \

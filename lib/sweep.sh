@@ -189,11 +189,10 @@ sweep_base() {
     key=${kv%%=*}
     [[ " ${KIT_SAMBA_SETTINGS_ENV:-} " != *" $key "* ]] || SWEEP_BASE+=("$kv")
   done
-  [[ -n ${KIT_SAMBA_PARAMS:-} ]] || return 0
-  for key in SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS; do
-    v=$(jq -r --arg k "$key" '.[$k] // ""' <<<"$KIT_SAMBA_PARAMS" 2>/dev/null) || continue
-    [[ $v == "${!key}" ]] || SWEEP_BASE+=("$key=$v")
-  done
+  while IFS= read -r kv; do
+    key=${kv%%=*} v=${kv#*=}
+    [[ $v == "${!key}" ]] || SWEEP_BASE+=("$kv")
+  done < <(serverconf_applied_params)
 }
 
 # sweep_restore: restart the test server as it ran before the sweep (start-samba.sh with

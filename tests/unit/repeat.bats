@@ -160,3 +160,15 @@ login() {
   run jq -c '[.details.figures[] | select(.figure | startswith("server.")) | [.figure, .min, .max]]' <<<"$output"
   assert_output '[["server.commands.Read.calls",100,110],["server.commands.Read.mean_us",500,520],["server.commands.Close.calls",10,12],["server.commands.Close.mean_us",20,22]]'
 }
+
+@test "sweep base: the server's recorded settings taken from start-samba.sh's environment, and its Samba parameters where they differ" {
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/serverconf.sh"; source "$1/lib/sweep.sh"
+    SAMBA_GLOBAL_PARAMS="" SAMBA_SHARE_PARAMS="strict locking = no"
+    KIT_SAMBA_SETTINGS="ENCRYPTION=yes SIGNING=default STRICT_SYNC=yes USE_SENDFILE=no"
+    KIT_SAMBA_SETTINGS_ENV="ENCRYPTION"
+    KIT_SAMBA_PARAMS=$(jq -cn '"'"'{SAMBA_GLOBAL_PARAMS: "aio read size = 1; a = b=c", SAMBA_SHARE_PARAMS: "strict locking = no"}'"'"')
+    sweep_base; printf "%s|" "${SWEEP_BASE[@]}"; echo
+    KIT_SAMBA_PARAMS=""; sweep_base; printf "%s|" "${SWEEP_BASE[@]}"' x "$KIT_ROOT"
+  assert_success
+  assert_output $'ENCRYPTION=yes|SAMBA_GLOBAL_PARAMS=aio read size = 1; a = b=c|\nENCRYPTION=yes|'
+}
