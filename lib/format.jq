@@ -42,13 +42,27 @@ def result_text:
     + (if .spread.n then " (\(.spread.min | num)–\(.spread.max | num), ±\(.spread.spread_pct // 0 | fixed(1)) %, n=\(.spread.n))" else "" end)
   end;
 
+# verdict_word: a metric object's verdict as people read it: its status, but "measured" for a
+# PASS of a metric without a target (the local-disk baseline: its jobs ran; nothing was judged).
+def verdict_word: if .status == "PASS" and .target == null then "measured" else .status end;
+
+# status_counts: an array of metric objects -> {PASS, FAIL, SKIP, measured}, by verdict_word.
+def status_counts:
+  map(verdict_word) as $w
+  | reduce ("PASS", "FAIL", "SKIP", "measured") as $k ({}; .[$k] = ($w | map(select(. == $k)) | length));
+
+# counts_text: status_counts as a line: "3 PASS, 3 FAIL, 7 SKIP, 1 measured without a target".
+def counts_text:
+  "\(.PASS) PASS, \(.FAIL) FAIL, \(.SKIP) SKIP"
+  + (if (.measured // 0) > 0 then ", \(.measured) measured without a target" else "" end);
+
 # small_host($clients; $cpus): true when $clients client processes share a small machine
 # (4 CPUs or fewer) with smbd, so the clients may be the limit.
 def small_host($clients; $cpus): $cpus <= 4 and $clients > $cpus;
 
 # progress_line: one metric object as the progress line shows it: "STATUS<TAB>text".
 def progress_line:
-  "\(.status)\t"
+  "\(verdict_word)\t"
   + (if .status == "SKIP" or .value == null then "(\(.why))"
      else "\(result_text)  (target \(target_text))"
        + (if .status == "FAIL" and (.why // "") != "" then ": \(.why)" else "" end)

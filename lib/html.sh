@@ -138,7 +138,7 @@ th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vert
 th { background: #f2f2f2; }
 td.pass { background: #e6f4ea; color: #0b5e26; font-weight: 600; }
 td.fail { background: #fde7e7; color: #a00; }
-td.skip, td.unsure { background: #f6f6f6; color: #555; }
+td.skip, td.unsure, td.measured { background: #f6f6f6; color: #555; }
 code { font-size: 0.9em; background: #f4f4f4; padding: 0 0.2em; }
 blockquote { margin: 1rem 0; padding: 0.3rem 1rem; border-left: 4px solid #d62728; background: #fff4f4; }
 figure.chart { margin: 1rem 0; }
@@ -176,6 +176,7 @@ html_write() {
     sed -e 's/<table>/<div class="scroll"><table>/' -e 's#</table>#</table></div>#' \
       -e 's#^<td>PASS</td>#<td class="pass">PASS</td>#' \
       -e 's#^<td><strong>FAIL</strong></td>#<td class="fail"><strong>FAIL</strong></td>#' \
+      -e 's#^<td>measured</td>#<td class="measured">measured</td>#' \
       -e 's#^<td>\(SKIP\|INCOMPLETE\|unsure\)</td>#<td class="skip">\1</td>#' |
     html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
     rm -f "$tmp"

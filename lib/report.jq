@@ -70,7 +70,7 @@ def details_md:
     end;
 
 def verdict_md($c):
-  (if .status == "PASS" then "PASS" elif .status == "FAIL" then "**FAIL**" else .status end)
+  (if .status == "FAIL" then "**FAIL**" else verdict_word end)
   + (if .unsure then " (unsure)" else "" end);
 
 . as $r
@@ -119,8 +119,7 @@ def verdict_md($c):
   "",
   "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
   "",
-  ([$ms[] | .status] | "\(map(select(. == "PASS")) | length) PASS, \(map(select(. == "FAIL")) | length) FAIL, \(map(select(. == "SKIP")) | length) SKIP"
-    + (if $r.incomplete then " (incomplete run)" else "" end) + "."),
+  ($ms | status_counts | counts_text) + (if $r.incomplete then " (incomplete run)" else "" end) + ".",
   "",
   ([($s.warnings // [])[] | "- system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "- \($m): \(.)"]
    | if length > 0 then "## Warnings: measurements to doubt", "", .[], "" else empty end),

@@ -61,12 +61,13 @@ report_write() {
   "$KIT_ROOT/lib/charts.sh" "$dir" 2>/dev/null >&2 || true
   tmp=$(mktemp "$dir/.results.XXXXXX")
   # shellcheck disable=SC2016 # jq program
-  jq -n \
+  jq -n -L "$KIT_ROOT/lib" \
     --slurpfile system "$dir/system.json" \
     --argjson settings "$(compare_settings_json "$dir/settings.env")" \
     --argjson incomplete "$incomplete" --arg why "$why" \
     --argjson charts "$(jq -c 'select(type == "object")' "$dir/charts/index.json" 2>/dev/null || echo null)" \
     --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
+    include "format";
     [$ARGS.named | to_entries[] | select(.key | startswith("metric:"))
      | (.value | fromjson? // null) as $m
      | if ($m | type) == "object" and ($m.metric | type) == "string" then $m
@@ -77,11 +78,7 @@ report_write() {
         incomplete: $incomplete,
         verdict: (if $incomplete then "INCOMPLETE"
                   elif any($metrics[]; .status == "FAIL") then "FAIL" else "PASS" end),
-        counts: {
-          PASS: [$metrics[] | select(.status == "PASS")] | length,
-          FAIL: [$metrics[] | select(.status == "FAIL")] | length,
-          SKIP: [$metrics[] | select(.status == "SKIP")] | length
-        },
+        counts: ($metrics | status_counts),
         system: ($s + (if $incomplete then {run: (($s.run // {}) + {interrupted: (if $why == "" then null else $why end)})} else {} end)),
         settings: $settings,
         metrics: ($metrics | map({(.metric): .}) | add // {}),

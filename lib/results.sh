@@ -51,10 +51,11 @@ results_jq() {
     "include \"verdict\"; include \"format\"; include \"metrics/$m\"; raw_files | $program"
 }
 
-# results_status_colour STATUS: print STATUS (PASS, FAIL, SKIP) in its colour for a progress line.
+# results_status_colour STATUS: print STATUS (PASS, FAIL, SKIP, measured) in its colour for a progress line.
 results_status_colour() {
   case $1 in
     PASS) printf '%s\n' "$C_GREEN$1$C_OFF" ;;
+    measured) printf '%s\n' "$1" ;;
     FAIL) printf '%s\n' "$C_RED$1$C_OFF" ;;
     *) printf '%s\n' "$C_YELLOW$1$C_OFF" ;;
   esac

@@ -146,7 +146,7 @@ run_metrics() {
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
   RUN_DONE=1
-  mapfile -t summary < <(jq -r '.verdict, (.counts | "\(.PASS) PASS, \(.FAIL) FAIL, \(.SKIP) SKIP")' "$RUN_DIR/results.json")
+  mapfile -t summary < <(jq -L "$KIT_ROOT/lib" -r 'include "format"; .verdict, (.counts | counts_text)' "$RUN_DIR/results.json")
   log "done in $((SECONDS - RUN_T0)) s: ${summary[1]:-}"
   log "report: ${RUN_DIR#"$KIT_ROOT"/}/report.md"
   [[ ${summary[0]:-} == PASS ]]

@@ -122,6 +122,21 @@ copy_fixture() {
   assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
 }
 
+@test "report: the local-disk baseline (no target) is 'measured', not counted as a PASS" {
+  # a default run said '4 PASS, 3 FAIL, 7 SKIP' where one PASS was the baseline, which judges nothing
+  dir=$(copy_fixture run-pass)
+  cp "$KIT_ROOT/tests/fixtures/charts-run/metrics/localdisk.json" "$dir/metrics/"
+  run gen "$dir"
+  assert_success
+  run jq -e '.verdict == "PASS" and .counts == {PASS: 4, FAIL: 0, SKIP: 0, measured: 1}' "$dir/results.json"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '4 PASS, 0 FAIL, 0 SKIP, 1 measured without a target.'
+  assert_line '| localdisk | 4 local jobs | — | measured |  |'
+  run jq -L "$KIT_ROOT/lib" -r 'include "format"; progress_line' "$dir/metrics/localdisk.json"
+  assert_output --regexp $'^measured\t4 local jobs'
+}
+
 @test "report: rows follow lib/metrics/list; a metric it does not name still gets its row, last" {
   dir=$(copy_fixture run-pass)
   jq -c '.metric = "zzextra" | .value = 7' "$dir/metrics/login.json" >"$dir/metrics/aaextra.json"
