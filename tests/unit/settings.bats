@@ -32,7 +32,7 @@ load_with() {
 @test "the defaults are settings.conf's values, read as data" {
   run load_with
   assert_success
-  assert_line "DURATION=10"
+  assert_line "DURATION=5"
   assert_line 'CONCURRENCY_LEVELS="1 4 16 64 128"'
   assert_line "RESULTS_DIR=$KIT_ROOT/results"
 }
@@ -98,7 +98,7 @@ load_with() {
 @test "settings_diff_defaults names only what differs" {
   run env DURATION=30 bash -c 'source "$0/lib/common.sh"; source "$0/lib/settings.sh"; settings_load "$0"; settings_diff_defaults' "$KIT_ROOT"
   assert_success
-  assert_output "DURATION=30 (default: 10)"
+  assert_output "DURATION=30 (default: 5)"
 }
 
 @test "derived names follow the settings" {
