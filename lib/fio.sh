@@ -145,5 +145,5 @@ fio_steady_describe() {
 
 # fio_steady_estimate: seconds the steady run still needs (0 once it ran).
 fio_steady_estimate() {
-  if ((${FIO_STEADY_DONE:-0})); then echo 0; else echo $((DURATION + 1)); fi
+  if ((${FIO_STEADY_DONE:-0})); then echo 0; else measure_estimate $((DURATION + 1)); fi
 }

@@ -14,6 +14,12 @@ measure_load() {
   done <"$1/lib/probes/list"
 }
 
+# measure_estimate SECONDS: print SECONDS (what a measuring command itself takes) plus what the
+# probes around one measurement add: two settled smbstatus snapshots (each two readings 1.1 s
+# apart at least) and the CPU reads. About 3 s in a default run on a 2-CPU machine (login took
+# 9 s for a 5 s storm); without them the first "run ends in about" said 221 s for a 305 s run.
+measure_estimate() { echo $(($1 + 3)); }
+
 # measure_enter: in the child, just before it execs the command: each probe's optional enter.
 measure_enter() {
   local p

@@ -7,7 +7,7 @@ concurrency_needs() { echo datafile; }
 
 concurrency_estimate() {
   local n=0 l
-  for l in $CONCURRENCY_LEVELS; do n=$((n + DURATION + 1 + l / 40)); done
+  for l in $CONCURRENCY_LEVELS; do n=$((n + $(measure_estimate $((DURATION + 1 + l / 40))))); done
   [[ -e $SHARE_DIR/fio/data.0 ]] || n=$((n + DATA_FILE_MB / 200))
   echo "$n"
 }

@@ -17,7 +17,7 @@ cpu_describe() {
 }
 
 cpu_estimate() {
-  echo $(($(cpu_own_runs | wc -l) * (DURATION + 1)))
+  echo $(($(cpu_own_runs | wc -l) * $(measure_estimate $((DURATION + 1)))))
 }
 
 # cpu_measure: the runs the other metrics of this run did not make; raw/cpu.plan.json records

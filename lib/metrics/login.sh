@@ -2,7 +2,7 @@
 # (smb-login-storm). Sourced; functions only. Verdict: lib/metrics/login.jq.
 
 login_describe() { echo "$WORKERS clients logging in for $DURATION s"; }
-login_estimate() { echo $((DURATION + 1)); }
+login_estimate() { measure_estimate $((DURATION + 1)); }
 login_needs() { :; }
 
 # login_storm NAME: the login storm as measurement NAME (also used by the cpu metric).

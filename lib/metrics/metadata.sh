@@ -3,7 +3,7 @@
 # Verdict: lib/metrics/metadata.jq.
 
 metadata_describe() { echo "$WORKERS clients creating ${SMALL_FILE_KB} KiB files for $DURATION s, then deleting them"; }
-metadata_estimate() { echo $((DURATION + DURATION / 3 + 1)); }
+metadata_estimate() { measure_estimate $((DURATION + DURATION / 3 + 1)); }
 metadata_needs() { :; }
 
 metadata_measure() {

@@ -3,7 +3,7 @@
 # Verdict: lib/metrics/randread.jq.
 
 randread_describe() { echo "fio, 4 KiB blocks, $RANDOM_JOBS jobs x $RANDOM_QUEUE_DEPTH in flight, $DURATION s"; }
-randread_estimate() { echo $((DURATION + 1)); }
+randread_estimate() { measure_estimate $((DURATION + 1)); }
 randread_needs() { echo mount; }
 
 randread_measure() {

@@ -3,7 +3,7 @@
 # Verdict: lib/metrics/randwrite.jq.
 
 randwrite_describe() { echo "fio, 4 KiB blocks, $RANDOM_JOBS jobs x $RANDOM_QUEUE_DEPTH in flight, $DURATION s"; }
-randwrite_estimate() { echo $((DURATION + 1)); }
+randwrite_estimate() { measure_estimate $((DURATION + 1)); }
 randwrite_needs() { echo mount; }
 
 randwrite_measure() {

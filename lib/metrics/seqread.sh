@@ -4,7 +4,7 @@
 
 seqread_describe() { echo "fio, 1 MiB blocks, $SEQ_STREAMS stream(s) x $SEQ_QUEUE_DEPTH in flight, $DURATION s"; }
 seqread_needs() { echo mount; }
-seqread_estimate() { echo $((DURATION + 1)); }
+seqread_estimate() { measure_estimate $((DURATION + 1)); }
 
 seqread_measure() {
   fio_make_files "$SEQ_STREAMS" || return 1

@@ -6,7 +6,8 @@ seqwrite_describe() { echo "fio, 1 MiB blocks, $SEQ_STREAMS stream(s) x $SEQ_QUE
 seqwrite_needs() { echo mount; }
 
 seqwrite_estimate() {
-  local n=$((DURATION + 2))
+  local n
+  n=$(measure_estimate $((DURATION + 2)))
   ! fio_needs_file 0 || n=$((n + DATA_FILE_MB / 400))
   echo "$n"
 }
