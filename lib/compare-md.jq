@@ -1,35 +1,37 @@
 # lib/compare-md.jq: render compare.json (lib/compare.jq's output) as compare.md.
 #   jq -r -f lib/compare-md.jq compare.json
 
-# num: a figure with 4 significant digits at most, no exponent for everyday sizes.
-def num:
-  if . == null then "–"
-  elif . == 0 then "0"
-  else (fabs | log10 | floor) as $e
-    | (if $e >= 3 then 0 else 3 - $e end) as $d
-    | (pow(10; $d)) as $f
-    | ((. * $f | round) / $f) | tostring
-  end;
+include "format";
 
+# pct: a change in % with its sign ("−24.9 %").
 def pct: if . == null then "–" else ((. * 10 | round) / 10) as $r
   | (if $r > 0 then "+" elif $r < 0 then "−" else "±" end) + ($r | fabs | tostring) + " %" end;
 
-def pval: if . == null then "" elif . < 0.001 then "p<0.001" else "p=\((. * 1000 | round) / 1000)" end;
+# pct_ci: a confidence interval of a change ("[−29.4, −20.3] %").
+def pct_ci: if . == null then "" else " [\(.[0] | pct | rtrimstr(" %")), \(.[1] | pct | rtrimstr(" %"))] %" end;
+
+def pval: if . == null then "" elif . < 0.001 then "p<0.001" else "p=\(. | fixed(3))" end;
 
 def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 
 def figure:
-  if .n == 0 then (if .status == "absent" then "not in this run" else "not measured (\(.status // "no value"))" end)
-  elif .n == 1 then "\(.median | num) (n=1)"
-  else "\(.median | num) (\(.min | num)–\(.max | num), n=\(.n))" end;
+  (if .failed > 0 then "; \(.failed) of \(.n + .failed) repeats measured nothing" else "" end) as $f
+  | if .n == 0 then (if .status == "absent" then "not in this run" elif .failed > 0 then "nothing measured\($f)" else "not measured (\(.status // "no value"))" end)
+  elif .n == 1 then "\(.median | num) (n=1\($f))"
+  else "\(.median | num) (range \(.min | num)–\(.max | num), n=\(.n)\($f))" end;
 
-def judgement($ref):
+# stat: the test's figures of a comparison: "p=0.002, Holm p=0.02, n=3+3".
+def stat: "\(.p | pval)\(if .p_holm != null and .p_holm != .p then ", Holm \(.p_holm | pval)" else "" end), n=\(.n | join("+"))";
+
+def judgement($c):
   if .verdict == "not measured" then "not measured"
   elif .verdict == "not judged" then "not judged: no target, and no figure of speed (each run's report has its figures)"
   elif .verdict == "not enough repeats to tell" then
-    "\(.change_pct | pct) ? not enough repeats to tell (n=\(.n | join("+")): the smallest possible p is \(.min_p | pval | ltrimstr("p=")); needs n ≥ \(.needs_n) in each run\(if .needs_n_other != null and .needs_n_other != .needs_n then ", or n ≥ \(.needs_n_other) against the reference's \($ref)" else "" end))"
-  elif .verdict == "no difference shown" then "\(.change_pct | pct) ~ no difference shown (\(.p | pval), n=\(.n | join("+")))"
-  else "\(.change_pct | pct) \(.verdict) (\(.p | pval), n=\(.n | join("+")))" end;
+    "? not enough repeats to tell (n=\(.n | join("+")): the test needs at least \(.needs_n) repeats in each run)"
+  elif .why then "\(.verdict): \(.why)"
+  elif .verdict == "no difference shown" then
+    "\(.change_pct | pct)\(.ci_pct | pct_ci) ~ no difference shown (\(stat)\(if .in_band then "; inside the ±\($c.test.band_pct | num) % band" else "" end))"
+  else "\(.change_pct | pct)\(.ci_pct | pct_ci) \(.verdict) (\(stat))" end;
 
 . as $c
 | ($c.runs[0].label) as $ref
@@ -51,11 +53,11 @@ def judgement($ref):
   "",
   "## Figures",
   "",
-  "Each figure: median (min–max, n repeats). Against run \($ref): the change of the median and the verdict of a \($c.test.name) test over the repeats at \($c.test.confidence) % confidence (\($c.test.method)). \"~\" means no difference proven at \($c.test.confidence) % confidence; with fewer than \($c.test.needs_n) repeats in each run the test cannot show any difference at that confidence. \"better\" and \"worse\" follow each metric's direction (its target: ≥ higher is better, ≤ lower is better).",
+  "Each figure: the median of the repeats (their range, n repeats). Against run \($ref): the change in % with its \($c.test.confidence) % confidence interval [low, high], from \($c.test.name) (\($c.test.method)). A verdict needs p < \($c.test.alpha | num) after \($c.test.correction) (Holm p), and a change outside the practical band of ±\($c.test.band_pct | num) %: a smaller change does not matter, however sure (the band is COMPARE_BAND_PCT, or -b). \"~\" means no difference shown: the data cannot tell, or the change is inside the band. A repeat that measured nothing counts against its run. \"better\" and \"worse\" follow each metric's direction (its target: ≥ higher is better, ≤ lower is better).",
   "",
   "| metric | unit | \($ref) | \([$c.runs[1:][] | "\(.label) | \(.label) vs \($ref)"] | join(" | ")) |",
   "|---|---|---|\([$c.runs[1:][] | "---|---"] | join("|"))|",
   ($c.metrics[]
-   | "| \(.metric) | \(.unit // "" | cell) | \(.runs[0] | figure) | \([range(1; .runs | length) as $i | "\(.runs[$i] | figure) | \(.versus[$i - 1] | judgement($ref))"] | join(" | ")) |"),
+   | "| \(.metric) | \(.unit // "" | cell) | \(.runs[0] | figure) | \([range(1; .runs | length) as $i | "\(.runs[$i] | figure) | \(.versus[$i - 1] | judgement($c))"] | join(" | ")) |"),
   "",
   "Verdicts: \($c.counts | to_entries | map("\(.value) \(.key)") | join(", "))\(if $c.worse then ". At least one metric is worse with confidence (exit status 1)." else "." end)"

@@ -1,29 +1,30 @@
-# lib/compare.jq: build compare.json from the runs that lib/compare.sh read.
-#   jq -L lib --argjson confidence 95 --arg order "$(registry_rows)" -f lib/compare.jq RUNS.json
+# lib/compare.jq: compare runs of the kit, metric by metric. A jq module (include "compare"
+# with -L lib); lib/compare.sh calls compare_runs on the runs it read:
+#   jq -s -L lib --argjson confidence 95 --argjson band 5 --arg order "$(registry_rows)" \
+#     'include "compare"; compare_runs($confidence; $band; $order)' RUN.json...
 # Input: an array of runs, the first the reference, each {label, path, settings: {KEY: value},
 # system: {...}, smbconf: {"[section] name": value} or null, metrics: {NAME: metric object}}.
-# A metric's figures are its "repeats" (the value of each repeat, in run order); a metric
-# without "repeats" is one repeat of "value".
+# A metric's figures are its "repeats" (the value of each repeat, in run order; null: that
+# repeat measured nothing); a metric without "repeats" is one repeat of "value".
 # Output (compare.json, one object):
-#   compare: 1 (format version); worse: true when any metric is "worse"
-#   test: {name, method, confidence (%), alpha, needs_n (repeats per run the test needs)}
+#   compare: 2 (format version); worse: true when any metric is "worse"
+#   test: {name, correction, method, confidence (%), alpha, band_pct, tests (how many were
+#     corrected for), needs_n (repeats per run the test needs)}
 #   runs: [{label (A, B, ...; A is the reference), path, name, started_at, samba_version}]
 #   differences: [{kind ("setting"|"smb.conf"|"system"), key, values: [one per run, null =
 #     not set]}], only what is not the same in all runs
 #   metrics: [{metric, unit, direction ("higher"|"lower"|null: which is better),
-#     runs: [{run, status, n, values, median, min, max}],
+#     runs: [{run, status, n, failed, values, median, min, max}],
 #     versus: [{run (B, C, ...), verdict ("better"|"worse"|"no difference shown"|
 #       "not enough repeats to tell"|"not measured"|"different": no direction known|"not
 #       judged": a metric without a target, whose value is no figure of speed: localdisk's
 #       count of local jobs), symbol,
-#       change_pct (of the median against A), p, min_p, test ("exact"|"normal"), n: [nA, nX],
-#       needs_n and needs_n_other (only with "not enough repeats to tell")}]}]
+#       change_pct (ratio of the geometric means - 1, in %; on the linear scale against A's
+#       mean), ci_pct [lo, hi] (its confidence interval), scale ("log"|"linear"), diff, p,
+#       p_holm, df, n: [nA, nX], in_band (true: sure, but inside the practical band),
+#       failed: [fA, fX] and why (repeats that measured nothing), needs_n}]}]
 #   counts: {verdict: how many}
-include "mannwhitney";
-
-# The kit's row order ($order: registry_rows, the rows of lib/metrics/list a line each);
-# metrics the kit does not know follow, by name.
-def metric_order: $order | split("\n") | map(select(. != ""));
+include "stats";
 
 # What compare shows of each system.json (path, label).
 def system_fields:
@@ -36,36 +37,69 @@ def system_fields:
 
 def as_text: if . == null then null elif type == "string" then . else tojson end;
 
-# figures: a metric object (or null) as {status, n, values, median, min, max}.
+# figures: a metric object (or null) as {status, n, failed, values, median, min, max}: n the
+# repeats with a value, failed those that measured nothing (null in "repeats").
 def figures:
-  if . == null then {status: "absent", n: 0, values: [], median: null, min: null, max: null}
+  if . == null then {status: "absent", n: 0, failed: 0, values: [], median: null, min: null, max: null}
   else
     ([.repeats[]? | numbers]) as $r
-    | (if ($r | length) > 0 then $r elif (.value | type) == "number" then [.value] else [] end) as $v
-    | {status: (.status // null), n: ($v | length), values: $v, median: ($v | mw_median),
+    | ([.repeats[]? | select(. == null)] | length) as $failed
+    | (if ($r | length) > 0 or $failed > 0 then $r elif (.value | type) == "number" then [.value] else [] end) as $v
+    | {status: (.status // null), n: ($v | length), failed: $failed, values: $v, median: ($v | st_median),
        min: ($v | min), max: ($v | max)}
   end;
 
 # direction OP: "higher" when a larger value is better (target_op >=), "lower" for <=.
 def direction: if . == ">=" or . == ">" then "higher" elif . == "<=" or . == "<" then "lower" else null end;
 
-# versus($ref; $other; $dir; $alpha): the comparison of one run's figures with the reference's.
-def versus($ref; $other; $dir; $alpha):
-  (if $ref.median != null and $other.median != null and $ref.median != 0
-   then ($other.median - $ref.median) / ($ref.median | fabs) * 100 else null end) as $change
-  | if $ref.n == 0 or $other.n == 0 then
-      {verdict: "not measured", symbol: "?", change_pct: $change, p: null, test: null}
-    else
-      mw_test($ref.values; $other.values) as $t
-      | {change_pct: $change, p: $t.p, min_p: $t.min_p, test: $t.method, n: [$t.n1, $t.n2]}
-      + if $t.min_p >= $alpha then
-          {verdict: "not enough repeats to tell", symbol: "?",
-           needs_n: mw_min_n($alpha), needs_n_other: mw_min_n2($ref.n; $alpha)}
-        elif $t.p >= $alpha then {verdict: "no difference shown", symbol: "~"}
-        elif $dir == null or $t.higher == null then {verdict: "different", symbol: "≠"}
-        elif ($t.higher == "second") == ($dir == "higher") then {verdict: "better", symbol: "+"}
-        else {verdict: "worse", symbol: "-"} end
-    end;
+# pct_of($d; $scale; $base): a difference as a change in %: on the log scale a ratio, on the
+# linear scale against the reference's mean (null when that is 0).
+def pct_of($d; $scale; $base):
+  if $scale == "log" then (($d | exp) - 1) * 100
+  elif $base == null or $base == 0 then null else $d / ($base | fabs) * 100 end;
+
+# test($ref; $other; $alpha): Welch's test of one run's repeats against the reference's, before
+# the correction: {scale, change_pct, ci_pct: [lo, hi], p, df, n: [nA, nX]}. The log scale when
+# every value is above 0; else (errors in %, counts of 0) the values themselves.
+def test($ref; $other; $alpha):
+  (if all($ref.values[], $other.values[]; . > 0) then "log" else "linear" end) as $scale
+  | (if $scale == "log" then ($ref.values | map(log)) else $ref.values end) as $x
+  | (if $scale == "log" then ($other.values | map(log)) else $other.values end) as $y
+  | (if $scale == "log" then 0.001 else 0.001 * ([($x | st_mean | fabs), ($y | st_mean | fabs), 1e-9] | max) end) as $floor
+  | st_welch($x; $y; $alpha; $floor) as $w
+  | ($ref.values | st_mean) as $base
+  | {scale: $scale, change_pct: pct_of($w.diff; $scale; $base),
+     ci_pct: (if $base == 0 and $scale == "linear" then null else [pct_of($w.lo; $scale; $base), pct_of($w.hi; $scale; $base)] end),
+     diff: $w.diff, p: $w.p, df: $w.df, n: [$ref.n, $other.n]};
+
+# versus($ref; $other; $alpha): one run's figures against the reference's, before the
+# correction: a verdict that needs no test ("not measured", "worse" for repeats that measured
+# nothing, "not enough repeats to tell"), or the test's figures with tested: true.
+def versus($ref; $other; $alpha):
+  if $ref.n == 0 and $ref.failed == 0 or $other.n == 0 and $other.failed == 0 then
+    {verdict: "not measured", symbol: "?", change_pct: null, p: null}
+  elif $other.failed > $ref.failed then
+    {verdict: "worse", symbol: "-", change_pct: null, p: null, n: [$ref.n, $other.n],
+     failed: [$ref.failed, $other.failed],
+     why: "\($other.failed) of \($other.n + $other.failed) repeats measured nothing (the reference: \($ref.failed) of \($ref.n + $ref.failed))"}
+  elif $ref.n < 2 or $other.n < 2 then
+    {verdict: "not enough repeats to tell", symbol: "?", change_pct: null, p: null, n: [$ref.n, $other.n], needs_n: 2}
+  else test($ref; $other; $alpha) + {tested: true}
+    + (if $ref.failed > 0 or $other.failed > 0 then {failed: [$ref.failed, $other.failed]} else {} end)
+  end;
+
+# decide($dir; $alpha; $band): a tested comparison with its corrected p (p_holm) as a verdict:
+# "better" or "worse" (by the metric's direction) when p_holm < alpha and the change lies
+# outside the practical band of +-band %; "no difference shown" otherwise (in_band: true when
+# the test was sure but the change is too small to matter).
+def decide($dir; $alpha; $band):
+  if .tested | not then .
+  elif .p_holm >= $alpha then . + {verdict: "no difference shown", symbol: "~"}
+  elif .change_pct != null and (.change_pct | fabs) <= $band then . + {verdict: "no difference shown", symbol: "~", in_band: true}
+  elif $dir == null then . + {verdict: "different", symbol: "≠"}
+  elif (.diff > 0) == ($dir == "higher") then . + {verdict: "better", symbol: "+"}
+  else . + {verdict: "worse", symbol: "-"} end
+  | del(.tested);
 
 # differences: [{kind, key, values: [one per run, null where absent]}] for every item that is
 # not the same in all runs.
@@ -80,31 +114,45 @@ def differences:
        | {kind: "system", key: $name, values: [$runs[] | .system | getpath($path) | as_text]}
        | select((.values | unique | length) > 1)];
 
-((100 - ($confidence | tonumber)) / 100) as $alpha
-| . as $runs
-| ([$runs[].metrics | keys[]] | unique) as $names
-| ([metric_order[] | select(. as $m | $names | index($m))]
-   + [$names[] | select(. as $m | metric_order | index($m) | not)]) as $order
-| [$order[] as $m
-   | [$runs[] | .metrics[$m]] as $objs
-   | (first($objs[] | select(. != null)) // {}) as $any
-   | ($objs[0].target_op // $any.target_op | direction) as $dir
-   | [$objs[] | figures] as $figs
-   | {metric: $m, unit: ($any.unit // null), direction: $dir,
-      runs: [range(0; $runs | length) as $i | {run: $runs[$i].label} + $figs[$i]],
-      versus: [range(1; $runs | length) as $i
-        | {run: $runs[$i].label}
-          + if all($objs[] | select(. != null); .target == null and .target_op == null) then
-              {verdict: "not judged", symbol: "·", change_pct: null, p: null, test: null}
-            else versus($figs[0]; $figs[$i]; $dir; $alpha) end]}] as $metrics
-| {compare: 1,
-   test: {name: "Mann-Whitney U (Wilcoxon rank-sum), two-sided",
-          method: "exact permutation distribution with mid-ranks for ties up to \(mw_exact_max) values, normal approximation above",
-          confidence: $confidence, alpha: $alpha, needs_n: mw_min_n($alpha)},
-   runs: [$runs[] | {"label": .label, path, name: (.path | sub("/+$"; "") | split("/") | last),
-                     started_at: (.system.run.started_at // null),
-                     samba_version: (.system.samba_version // null)}],
-   differences: ($runs | differences),
-   metrics: $metrics,
-   counts: (reduce ($metrics[].versus[].verdict) as $v ({}; .[$v] += 1)),
-   worse: any($metrics[].versus[]; .verdict == "worse")}
+# compare_runs($confidence; $band; $order): compare.json from the runs (the first the reference).
+def compare_runs($confidence; $band; $order):
+  ((100 - ($confidence | tonumber)) / 100) as $alpha
+  | . as $runs
+  | ([$runs[].metrics | keys[]] | unique) as $names
+  | ($order | split("\n") | map(select(. != ""))) as $known
+  | ([$known[] | select(. as $m | $names | index($m))]
+     + [$names[] | select(. as $m | $known | index($m) | not)]) as $rows
+  | [$rows[] as $m
+     | [$runs[] | .metrics[$m]] as $objs
+     | (first($objs[] | select(. != null)) // {}) as $any
+     | [$objs[] | figures] as $figs
+     | {metric: $m, unit: ($any.unit // null), direction: ($objs[0].target_op // $any.target_op | direction),
+        runs: [range(0; $runs | length) as $i | {run: $runs[$i].label} + $figs[$i]],
+        versus: [range(1; $runs | length) as $i
+          | {run: $runs[$i].label}
+            + if all($objs[] | select(. != null); .target == null and .target_op == null) then
+                {verdict: "not judged", symbol: "·", change_pct: null, p: null}
+              else versus($figs[0]; $figs[$i]; $alpha) end]}] as $metrics
+  # Holm over every test of the comparison: all metrics, all runs against the reference
+  | [$metrics[].versus[] | if .tested then .p else null end] as $ps
+  | ($ps | st_holm) as $adj
+  | ([$ps[] | numbers] | length) as $m
+  | (reduce range(0; $metrics | length) as $i ({k: 0, out: []};
+      .k as $k0
+      | .out += [$metrics[$i] as $row
+          | $row + {versus: [range(0; $row.versus | length) as $j
+              | $row.versus[$j] | if .tested then . + {p_holm: $adj[$k0 + $j]} else . end
+              | decide($row.direction; $alpha; $band)]}]
+      | .k += ($metrics[$i].versus | length))).out as $judged
+  | {compare: 2,
+     test: {name: "Welch's t-test on the logarithms of the repeats, two-sided",
+            correction: "Holm over the \($m) tests of this comparison",
+            method: "the change is the ratio of the repeats' geometric means, with its \($confidence) % confidence interval; a metric with a value of 0 is compared on its values (change against the reference's mean)",
+            confidence: $confidence, alpha: $alpha, band_pct: $band, tests: $m, needs_n: 2},
+     runs: [$runs[] | {"label": .label, path, name: (.path | sub("/+$"; "") | split("/") | last),
+                       started_at: (.system.run.started_at // null),
+                       samba_version: (.system.samba_version // null)}],
+     differences: ($runs | differences),
+     metrics: $judged,
+     counts: (reduce ($judged[].versus[].verdict) as $v ({}; .[$v] += 1)),
+     worse: any($judged[].versus[]; .verdict == "worse")};

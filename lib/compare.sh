@@ -1,7 +1,7 @@
-# lib/compare.sh: compare results folders: figures, change and a rank-test verdict per
-# metric, and what differs between the runs. Sourced; defines functions only. Needs
-# lib/common.sh, lib/registry.sh (the row order) and jq; reads only the folders it is given (no
-# settings, no server).
+# lib/compare.sh: compare results folders: figures, change with its interval and a verdict per
+# metric (lib/compare.jq), and what differs between the runs. Sourced; defines functions only.
+# Needs lib/common.sh, lib/settings.sh (COMPARE_BAND_PCT only), lib/registry.sh (the row
+# order) and jq; reads only the folders it is given (no server).
 #
 # Entry: compare_main [-h] [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
 # Writes DIR/compare.json and DIR/compare.md and prints compare.md; then DIR/charts/ and
@@ -16,15 +16,20 @@ COMPARE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # compare_usage: the synopsis of compare, on stdout.
 compare_usage() {
   cat <<'EOF'
-Usage: test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
+Usage: test-samba.sh compare [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]
 
 Compares results folders (results/<YYYYmmdd-HHMMSS>/) metric by metric against RUN_A: the
-median, min-max and number of repeats of each run, the change of the median in %, and a
-verdict from a two-sided Mann-Whitney U test over the repeats: "better", "worse", "no
-difference shown" (~) or "not enough repeats to tell". Above the figures: the settings,
-smb.conf parameters and system facts that differ between the runs. No server is needed.
+median, range and number of repeats of each run, the change in % with its confidence
+interval, and a verdict from Welch's t-test on the logarithms of the repeats, corrected for
+the number of metrics and runs compared (Holm): "better", "worse", "no difference shown" (~)
+or "not enough repeats to tell" (fewer than 2 in a run). A change inside the practical band
+is no difference, however sure. A repeat that measured nothing counts against its run. Above
+the figures: the settings, smb.conf parameters and system facts that differ between the runs.
+No server is needed.
 
   -c CONFIDENCE  confidence in percent (50-99.9, default 95)
+  -b BAND        the practical band in %: a smaller change is no difference (0-100,
+                 default COMPARE_BAND_PCT of the settings)
   -o DIR         write compare.md and compare.json into DIR (default: a new
                  compare-<YYYYmmdd-HHMMSS> folder beside RUN_A)
 
@@ -198,9 +203,9 @@ compare_pictures() {
   fi
 }
 
-# compare_main [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
+# compare_main [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
 compare_main() {
-  local conf=95 out='' dir i tmp status
+  local conf=95 band='' out='' dir i tmp status
   local labels=ABCDEFGHIJKLMNOPQRSTUVWXYZ
   local -a runs=()
   # options may come before or after the folders (git style); '--' ends them
@@ -210,9 +215,13 @@ compare_main() {
         compare_usage
         return 0
         ;;
-      -c | -o)
+      -c | -b | -o)
         (($# >= 2)) || compare_bad "compare: option '$1' needs a value"
-        if [[ $1 == -c ]]; then conf=$2; else out=$2; fi
+        case $1 in
+          -c) conf=$2 ;;
+          -b) band=$2 ;;
+          *) out=$2 ;;
+        esac
         shift 2
         ;;
       --)
@@ -231,6 +240,12 @@ compare_main() {
   if ! [[ $conf =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson c "$conf" '$c >= 50 and $c <= 99.9' >/dev/null; then
     compare_bad "compare: confidence '$conf' must be a number from 50 to 99.9"
   fi
+  if [[ -z $band ]]; then
+    band=$(settings_get COMPARE_BAND_PCT) || exit 2
+  fi
+  if ! [[ $band =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson b "$band" '$b <= 100' >/dev/null; then
+    compare_bad "compare: band '$band' must be a number from 0 to 100 (-b or COMPARE_BAND_PCT)"
+  fi
   (($# >= 2)) || compare_bad "compare needs at least two run folders (see 'test-samba.sh compare -h')"
   (($# <= ${#labels})) || compare_bad "compare takes at most ${#labels} run folders"
   for dir in "$@"; do compare_check_run "$dir"; done
@@ -247,10 +262,10 @@ compare_main() {
     ((i += 1))
   done
   status=0
-  jq -s -L "$COMPARE_LIB" --argjson confidence "$conf" --arg order "$(registry_rows)" -f "$COMPARE_LIB/compare.jq" \
-    "$tmp"/run-*.json >"$tmp/compare.json" || status=$?
+  jq -s -L "$COMPARE_LIB" --argjson confidence "$conf" --argjson band "$band" --arg order "$(registry_rows)" \
+    'include "compare"; compare_runs($confidence; $band; $order)' "$tmp"/run-*.json >"$tmp/compare.json" || status=$?
   if ((status == 0)); then
-    jq -r -f "$COMPARE_LIB/compare-md.jq" "$tmp/compare.json" >"$tmp/compare.md" || status=$?
+    jq -r -L "$COMPARE_LIB" -f "$COMPARE_LIB/compare-md.jq" "$tmp/compare.json" >"$tmp/compare.md" || status=$?
   fi
   if ((status != 0)); then
     rm -rf -- "$tmp"

@@ -103,6 +103,23 @@ settings_defaults() {
   for k in "${SETTINGS_KEYS[@]}"; do printf -v "$k" '%s' "${SETTINGS_DEFAULTS[$k]}"; done
 }
 
+# settings_get KEY: print KEY's value as settings_load would set it (the environment, else
+# $KIT_SETTINGS, else settings.conf's default), without validating the other keys: for the
+# commands that read run folders, not the server (compare needs COMPARE_BAND_PCT only).
+settings_get() {
+  local key=$1
+  settings_defaults_read
+  [[ -n ${SETTINGS_DEFAULTS[$key]+x} ]] || die "unknown setting '$key'"
+  if [[ -n ${!key+x} ]]; then
+    printf '%s\n' "${!key}"
+  elif [[ -n ${KIT_SETTINGS:-} && -e $KIT_SETTINGS ]] && settings_read_file "$KIT_SETTINGS" "$(settings_keys_regex)" &&
+    [[ -n ${SETTINGS_READ[$key]+x} ]]; then
+    printf '%s\n' "${SETTINGS_READ[$key]}"
+  else
+    printf '%s\n' "${SETTINGS_DEFAULTS[$key]}"
+  fi
+}
+
 # settings_load ROOT: the defaults of ROOT/settings.conf, then $KIT_SETTINGS (when set), then
 # the environment; validate every key; set the derived KIT_* names. Files are read as data
 # (never sourced); dies on the first bad line or value.
@@ -326,6 +343,8 @@ settings_validate() {
   settings_int MEMORY_CONNECTIONS 1 10000
   settings_int STARTUP_ROUNDS 1 20
   settings_int REPEAT 1 50
+  settings_number COMPARE_BAND_PCT
+  ((${COMPARE_BAND_PCT%.*} <= 100)) || settings_bad COMPARE_BAND_PCT "must be from 0 to 100"
   [[ $CONCURRENCY_LEVELS =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
     settings_bad CONCURRENCY_LEVELS "must be a list of whole numbers, such as \"1 4 16 64 128\""
   for level in $CONCURRENCY_LEVELS; do

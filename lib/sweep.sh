@@ -323,7 +323,7 @@ sweep_main() {
   log "sweep: ${#SWEEP_VARIANTS[@]} variants of ${RUN_METRICS[*]}, REPEAT=$REPEAT; folder ${SWEEP_DIR#"$KIT_ROOT"/}/"
   ((${#SWEEP_BASE[@]} == 0)) ||
     log "sweep: the test server was started with ${SWEEP_BASE[*]}: each variant starts from that, and it is restored at the end"
-  ((REPEAT >= 4)) || warn "sweep: with $REPEAT repeats per variant compare cannot claim a difference at 95 % (it needs 4): use -r 4 or more"
+  ((REPEAT >= 2)) || warn "sweep: with 1 repeat per variant compare cannot judge any difference (it needs 2): use -r 3 (the default) or more"
   for ((i = 0; i < ${#SWEEP_VARIANTS[@]}; i++)); do
     text=${SWEEP_VARIANTS[i]}
     mapfile -d '' -t words < <(sweep_check_variant $((i + 1)) "$text")

@@ -15,7 +15,7 @@ setup() {
 
 # compare ARG...: the compare entry as test-samba.sh will call it.
 compare() {
-  bash -c 'KIT_ROOT=$1; source "$1/lib/common.sh"; source "$1/lib/registry.sh"; source "$1/lib/compare.sh"
+  bash -c 'KIT_ROOT=$1; source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/registry.sh"; source "$1/lib/compare.sh"
     shift; compare_main "$@"' \
     compare "$KIT_ROOT" "$@"
 }
@@ -41,15 +41,15 @@ verdict() {
   assert_equal "$(verdict "$OUT/compare.json" memory)" better # lower is better (target <=)
   assert_equal "$(verdict "$OUT/compare.json" concurrency)" "no difference shown"
   assert_equal "$(verdict "$OUT/compare.json" seqwrite)" "not measured"
-  run jq -e '.worse == true and .test.confidence == 95 and .test.alpha == 0.05 and .test.needs_n == 4
+  run jq -e '.worse == true and .test.confidence == 95 and .test.alpha == 0.05 and .test.needs_n == 2
     and (.metrics[] | select(.metric == "login") | .runs[1].median == 310.5 and .runs[1].n == 8
       and .runs[1].min == 298 and .runs[1].max == 322 and .versus[0].p < 0.001
       and (.versus[0].change_pct * 10 | round) == -244)' "$OUT/compare.json"
   assert_success
   run cat "$OUT/compare.md"
-  assert_line '| login | logins/s | 410.5 (398–421, n=8) | 310.5 (298–322, n=8) | −24.4 % worse (p<0.001, n=8+8) |'
-  assert_line '| memory | MB | 0.615 (0.6–0.64, n=8) | 0.515 (0.5–0.54, n=8) | −16.3 % better (p<0.001, n=8+8) |'
-  assert_line --partial '| concurrency | clients | 4 (4–4, n=8) | 4 (4–4, n=8) | ±0 % ~ no difference shown (p=1, n=8+8) |'
+  assert_line '| login | logins/s | 411 (range 398–421, n=8) | 311 (range 298–322, n=8) | −24.4 % [−26.3, −22.4] % worse (p<0.001, Holm p<0.001, n=8+8) |'
+  assert_line '| memory | MB | 0.615 (range 0.6–0.64, n=8) | 0.515 (range 0.5–0.54, n=8) | −16.2 % [−18.5, −13.9] % better (p<0.001, Holm p<0.001, n=8+8) |'
+  assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.1, +0.1] % ~ no difference shown (p=1.000, n=8+8) |'
   assert_line --partial 'At least one metric is worse with confidence (exit status 1).'
 }
 
@@ -87,21 +87,24 @@ verdict() {
   assert_output 'no difference shown,not measured'
   run cat "$OUT/compare.md"
   assert_line 'Nothing differs in the settings, the recorded smb.conf or the system between these runs.'
-  assert_line --partial '| login | logins/s | 410.5 (398–421, n=8) | 409.5 (399–420, n=8) | −0.2 % ~ no difference shown (p=0.959, n=8+8) |'
+  assert_line --partial '| login | logins/s | 411 (range 398–421, n=8) | 410 (range 399–420, n=8) | −0.1 % [−2.1, +1.9] % ~ no difference shown (p=0.900, Holm p=1.000, n=8+8) |'
   refute_line --partial '% worse'
   refute_line --partial '% better'
 }
 
-@test "compare: 3 repeats each cannot show a difference at 95 %, however far apart" {
+@test "compare: 3 repeats each (the default) judge a 25 % drop whose ranges do not overlap: worse, with its interval and p" {
+  # a rank test cannot be sure of anything with 3 and 3 (smallest p 0.1): two default runs got
+  # "not enough repeats to tell" and exit 0 for a 25 % drop
   run --separate-stderr compare -o "$OUT" "$FIX/compare-few-a" "$FIX/compare-few-b"
-  assert_success
-  assert_equal "$(verdict "$OUT/compare.json" login)" "not enough repeats to tell"
-  assert_equal "$(verdict "$OUT/compare.json" memory)" "not enough repeats to tell"
+  assert_failure 1
+  assert_equal "$(verdict "$OUT/compare.json" login)" worse
+  assert_equal "$(verdict "$OUT/compare.json" memory)" better
   run jq -e '.metrics[] | select(.metric == "login") | .versus[0]
-    | .p == 0.1 and .min_p == 0.1 and .needs_n == 4 and .needs_n_other == 5' "$OUT/compare.json"
+    | .p < 0.001 and .p_holm < 0.01 and .ci_pct[0] < .change_pct and .change_pct < .ci_pct[1] and .ci_pct[1] < -20
+      and .scale == "log" and .n == [3, 3]' "$OUT/compare.json"
   assert_success
   run cat "$OUT/compare.md"
-  assert_line --partial '| login | logins/s | 402 (398–415, n=3) | 301 (298–315, n=3) | −25.1 % ? not enough repeats to tell (n=3+3: the smallest possible p is 0.1; needs n ≥ 4 in each run, or n ≥ 5 against the reference'"'"'s A) |'
+  assert_line '| login | logins/s | 402 (range 398–415, n=3) | 301 (range 298–315, n=3) | −24.8 % [−29.2, −20.1] % worse (p<0.001, Holm p=0.001, n=3+3) |'
 }
 
 @test "compare: a run without repeats is one repeat; old-format runs compare too" {
@@ -109,7 +112,7 @@ verdict() {
   assert_success
   assert_equal "$(verdict "$OUT/compare.json" login)" "not enough repeats to tell"
   run jq -e '.metrics[] | select(.metric == "login") | .runs[1].n == 1 and .runs[1].median == 300
-    and .versus[0].needs_n_other == 2' "$OUT/compare.json"
+    and .versus[0].needs_n == 2' "$OUT/compare.json"
   assert_success
   run --separate-stderr compare -o "$OUT/old" "$FIX/run-pass" "$FIX/run-fail"
   assert_success
@@ -179,13 +182,13 @@ verdict() {
   b=$(copy_fixture compare-same)
   jq -c '.repeats = [1,2,3,4,6] | .value = 3' "$a/metrics/login.json" >"$a/metrics/l" && mv "$a/metrics/l" "$a/metrics/login.json"
   jq -c '.repeats = [5,7,8,9,10] | .value = 8' "$b/metrics/login.json" >"$b/metrics/l" && mv "$b/metrics/l" "$b/metrics/login.json"
-  run --separate-stderr compare -o "$OUT/95" "$a" "$b" # p = 4/252 = 0.016
+  run --separate-stderr compare -c 90 -o "$OUT/90" "$a" "$b" # p = 0.024, Holm p = 0.098 (4 tests)
   assert_success
-  assert_equal "$(verdict "$OUT/95/compare.json" login)" better
+  assert_equal "$(verdict "$OUT/90/compare.json" login)" better
   run --separate-stderr compare -c 99 -o "$OUT/99" "$a" "$b"
   assert_success
   assert_equal "$(verdict "$OUT/99/compare.json" login)" "no difference shown"
-  run jq -e '.test.confidence == 99 and .test.needs_n == 5' "$OUT/99/compare.json"
+  run jq -e '.test.confidence == 99 and .test.tests == 4' "$OUT/99/compare.json"
   assert_success
 }
 
@@ -235,7 +238,12 @@ verdict() {
   done
   run compare -h
   assert_success
-  assert_line --index 0 'Usage: test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]'
+  assert_line --index 0 'Usage: test-samba.sh compare [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]'
+  for b in -1 101 abc; do
+    run --separate-stderr compare -b "$b" "$FIX/compare-ref" "$FIX/compare-same"
+    assert_failure 2
+    assert_equal "$stderr" "error: compare: band '$b' must be a number from 0 to 100 (-b or COMPARE_BAND_PCT)"
+  done
 }
 
 @test "compare: options may follow the folders; '--' ends the options" {
@@ -267,6 +275,67 @@ verdict() {
   want=$(grep -oE '^[a-z]+' "$KIT_ROOT/lib/metrics/list" | grep -xF -f <(jq -r '.metrics[].metric' "$OUT/compare.json") | paste -sd ' ')
   assert_output "$want"
   [[ $want == *"seqwrite localdisk metadata"* ]] || fail "localdisk is not in its place: $want"
-  run grep -c '| localdisk | local jobs | 4 (4–4, n=5) | 4 (4–4, n=5) | not judged: no target' "$OUT/compare.md"
+  run grep -c '| localdisk | local jobs | 4 (range 4–4, n=5) | 4 (range 4–4, n=5) | not judged: no target' "$OUT/compare.md"
   assert_output 1
+}
+
+# set_repeats DIR METRIC JSON: give METRIC of the run in DIR these repeats (null: nothing measured).
+set_repeats() {
+  jq -c --argjson r "$3" '.repeats = $r | .value = ([$r[] | numbers] | sort | .[length / 2 | floor])' \
+    "$1/metrics/$2.json" >"$1/metrics/$2.tmp" && mv "$1/metrics/$2.tmp" "$1/metrics/$2.json"
+}
+
+@test "compare: repeats that measured nothing count against their run: worse, named, exit 1" {
+  # compare dropped null repeats: 2 of 5 steady runs that completed no request gave "no
+  # difference shown" and exit 0
+  local a b
+  a=$(copy_fixture compare-few-a)
+  b=$(copy_fixture compare-few-b)
+  set_repeats "$a" login '[400, 410, 405, 402, 408]'
+  set_repeats "$b" login '[null, null, 401, 409, 404]'
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  assert_failure 1
+  assert_equal "$(verdict "$OUT/compare.json" login)" worse
+  run jq -e '.metrics[] | select(.metric == "login") | .runs[1].failed == 2 and .runs[1].n == 3
+    and .versus[0].failed == [0, 2]' "$OUT/compare.json"
+  assert_success
+  run cat "$OUT/compare.md"
+  assert_line --partial '| login | logins/s | 405 (range 400–410, n=5) | 404 (range 401–409, n=3; 2 of 5 repeats measured nothing) | worse: 2 of 5 repeats measured nothing (the reference: 0 of 5) |'
+}
+
+@test "compare: a sure change inside the practical band is no difference; -b and COMPARE_BAND_PCT set the band" {
+  local a b
+  a=$(copy_fixture compare-few-a)
+  b=$(copy_fixture compare-few-b)
+  set_repeats "$a" login '[400, 401, 402]'
+  set_repeats "$b" login '[388, 389, 390]' # -3 %, every repeat apart
+  run --separate-stderr compare -o "$OUT/5" "$a" "$b"
+  run jq -e '.metrics[] | select(.metric == "login") | .versus[0]
+    | .verdict == "no difference shown" and .in_band == true and .p_holm < 0.05' "$OUT/5/compare.json"
+  assert_success
+  run grep -F '| login |' "$OUT/5/compare.md"
+  assert_output --partial '~ no difference shown ('
+  assert_output --partial '; inside the ±5 % band)'
+  run --separate-stderr compare -b 1 -o "$OUT/1" "$a" "$b"
+  assert_equal "$(verdict "$OUT/1/compare.json" login)" worse
+  COMPARE_BAND_PCT=2 run --separate-stderr compare -o "$OUT/2" "$a" "$b"
+  assert_equal "$(verdict "$OUT/2/compare.json" login)" worse
+  run jq -e '.test.band_pct == 2' "$OUT/2/compare.json"
+  assert_success
+  printf 'COMPARE_BAND_PCT=2.5\n' >"$BATS_TEST_TMPDIR/s.conf"
+  KIT_SETTINGS=$BATS_TEST_TMPDIR/s.conf run --separate-stderr compare -o "$OUT/f" "$a" "$b"
+  run jq -e '.test.band_pct == 2.5' "$OUT/f/compare.json"
+  assert_success
+}
+
+@test "compare: the correction counts every metric and run compared (Holm)" {
+  local a b c
+  a=$(copy_fixture compare-few-a)
+  b=$(copy_fixture compare-few-b)
+  c=$(copy_fixture compare-few-a)
+  run --separate-stderr compare -o "$OUT" "$a" "$b" "$c"
+  # tested: login, metadata, concurrency, memory against B and against C
+  run jq -e '.test.tests == 8 and ([.metrics[].versus[] | select(.p != null) | .p_holm >= .p] | all)
+    and (.test.correction | test("Holm over the 8 tests"))' "$OUT/compare.json"
+  assert_success
 }
