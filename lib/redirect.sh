@@ -4,6 +4,18 @@
 # Sourced; functions only. Needs the loaded settings.
 
 REDIRECT_MARK='samba-perf-test kit'
+# How long one nft command may take: its first use loads the nf_tables and nat modules, which
+# took over 10 s in the qemu guest (emulated CPU) on a busy 2-core host.
+REDIRECT_NFT_TIMEOUT=60
+
+# redirect_nft ARG...: nft with the kit's time limit; a command that ran out of it says so
+# on stderr (status 124).
+redirect_nft() {
+  local rc=0
+  common_timeout "$REDIRECT_NFT_TIMEOUT" nft "$@" || rc=$?
+  ((rc != 124 && rc != 137)) || warn "'nft $1' did not finish in $REDIRECT_NFT_TIMEOUT s"
+  return "$rc"
+}
 
 # redirect_ruleset: print the nft script that (re)creates the kit's table atomically.
 redirect_ruleset() {
@@ -24,7 +36,7 @@ NFT
 # 'foreign' when it exists without it; 1 when it does not exist.
 redirect_table_state() {
   local text
-  text=$(common_timeout 10 nft list table ip "$1" 2>/dev/null) || return 1
+  text=$(redirect_nft list table ip "$1" 2>/dev/null) || return 1
   if grep -qxF $'\tcomment "'"$REDIRECT_MARK"'"' <<<"$text"; then echo kit; else echo foreign; fi
 }
 
@@ -39,7 +51,7 @@ redirect_check() {
 redirect_current() {
   local rules
   [[ $(redirect_table_state "$NFT_TABLE") == kit ]] || return 1
-  rules=$(common_timeout 10 nft list table ip "$NFT_TABLE" 2>/dev/null) || return 1
+  rules=$(redirect_nft list table ip "$NFT_TABLE" 2>/dev/null) || return 1
   grep -qE "ip daddr $CLIENT_ADDR tcp dport 445 dnat (ip )?to $SERVER_ADDR:$TEST_PORT\$" <<<"$rules" &&
     (($(grep -c 'dnat' <<<"$rules") == 1))
 }
@@ -53,7 +65,7 @@ redirect_delete() {
     log "kept nftables table 'ip $1': not made by the kit"
     return 0
   fi
-  common_timeout 10 nft delete table ip "$1" || die "could not remove the nftables table 'ip $1'"
+  redirect_nft delete table ip "$1" || die "could not remove the nftables table 'ip $1'"
   log "redirect: removed nftables table 'ip $1'"
 }
 
@@ -70,7 +82,7 @@ redirect_add() {
   redirect_check
   state_set KIT_NFT_TABLE "$NFT_TABLE"
   KIT_NFT_TABLE=$NFT_TABLE
-  redirect_ruleset | common_timeout 10 nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
+  redirect_ruleset | redirect_nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
   log "redirect: nftables table 'ip $NFT_TABLE': $CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT"
 }
 
