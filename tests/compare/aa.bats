@@ -12,14 +12,15 @@ setup() {
   ORDER=$(grep -oE '^[a-z]+' "$KIT_ROOT/lib/metrics/list")
 }
 
-# sim PAIRS SEED BAND [SHIFT] [METRICS]: compare each simulated pair; print how many pairs had a
-# metric "worse" (compare's exit 1) and how many had any claim (better or worse).
+# sim GROUPS SEED BAND [SHIFT] [METRICS] [RUNS]: compare each simulated group of RUNS runs (2: a
+# pair); print how many groups had a metric "worse" (compare's exit 1) and how many had any
+# claim (better or worse).
 sim() {
-  "$KIT_ROOT/tests/compare/aa-sim.sh" "$1" "$2" "${4:-}" |
-    jq -nc -L "$KIT_ROOT/lib" --argjson band "$3" --arg order "$ORDER" --arg keep "${5:-}" '
+  "$KIT_ROOT/tests/compare/aa-sim.sh" "$1" "$2" "${4:-}" "${6:-2}" |
+    jq -nc -L "$KIT_ROOT/lib" --argjson band "$3" --arg order "$ORDER" --arg keep "${5:-}" --argjson runs "${6:-2}" '
       include "compare";
       [inputs | if $keep == "" then . else .metrics |= with_entries(select(.key as $k | $keep | split(" ") | index($k))) end]
-      | [_nwise(2) | compare_runs(95; $band; $order)]
+      | [_nwise($runs) | compare_runs(95; $band; $order)]
       | [(map(select(.worse)) | length),
          (map(select(any(.metrics[].versus[]; .verdict == "worse" or .verdict == "better"))) | length)]'
 }
@@ -40,4 +41,11 @@ sim() {
   out=$(sim 40 3 5 metadata=0.5 'login metadata')
   echo "# metadata x0.5: worse in $(jq '.[0]' <<<"$out") of 40 pairs" >&3
   (($(jq '.[0]' <<<"$out") >= 24)) || fail "a halved metadata rate was found in $(jq '.[0]' <<<"$out") of 40 pairs"
+}
+
+@test "A/A: a sweep of 4 identical variants (3 against the first, 36 tests): a claim in at most 5 % of 60 sweeps" {
+  local out
+  out=$(sim 60 5 0 '' '' 4)
+  echo "# band 0 %: exit 1 in $(jq '.[0]' <<<"$out") of 60 sweeps, any claim in $(jq '.[1]' <<<"$out")" >&3
+  (($(jq '.[1]' <<<"$out") <= 3)) || fail "a claim in $(jq '.[1]' <<<"$out") of 60 sweeps of identical variants"
 }
