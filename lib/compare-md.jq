@@ -20,8 +20,9 @@ def figure:
   elif .n == 1 then "\(.median | num) (n=1\($f))"
   else "\(.median | num) (range \(.min | num)–\(.max | num), n=\(.n)\($f))" end;
 
-# stat: the test's figures of a comparison: "p=0.002, Holm p=0.02, n=3+3".
-def stat: "\(.p | pval)\(if .p_holm != null and .p_holm != .p then ", Holm \(.p_holm | pval)" else "" end), n=\(.n | join("+"))";
+# stat($c): the test's figures of a comparison: "p=0.002, Holm p=0.02, n=3+3" (Holm's p where
+# more than one test was made).
+def stat($c): "\(.p | pval)\(if .p_holm != null and $c.test.tests > 1 then ", Holm \(.p_holm | pval)" else "" end), n=\(.n | join("+"))";
 
 def judgement($c):
   if .verdict == "not measured" then "not measured"
@@ -30,8 +31,8 @@ def judgement($c):
     "? not enough repeats to tell (n=\(.n | join("+")): the test needs at least \(.needs_n) repeats in each run)"
   elif .why then "\(.verdict): \(.why)"
   elif .verdict == "no difference shown" then
-    "\(.change_pct | pct)\(.ci_pct | pct_ci) ~ no difference shown (\(stat)\(if .in_band then "; inside the ±\($c.test.band_pct | num) % band" else "" end))"
-  else "\(.change_pct | pct)\(.ci_pct | pct_ci) \(.verdict) (\(stat))" end;
+    "\(.change_pct | pct)\(.ci_pct | pct_ci) ~ no difference shown (\(stat($c))\(if .in_band then "; inside the ±\($c.test.band_pct | num) % band" else "" end))"
+  else "\(.change_pct | pct)\(.ci_pct | pct_ci) \(.verdict) (\(stat($c)))" end;
 
 . as $c
 | ($c.runs[0].label) as $ref

@@ -49,7 +49,7 @@ verdict() {
   run cat "$OUT/compare.md"
   assert_line '| login | logins/s | 411 (range 398–421, n=8) | 311 (range 298–322, n=8) | −24.4 % [−26.3, −22.4] % worse (p<0.001, Holm p<0.001, n=8+8) |'
   assert_line '| memory | MB | 0.615 (range 0.6–0.64, n=8) | 0.515 (range 0.5–0.54, n=8) | −16.2 % [−18.5, −13.9] % better (p<0.001, Holm p<0.001, n=8+8) |'
-  assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.1, +0.1] % ~ no difference shown (p=1.000, n=8+8) |'
+  assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.1, +0.1] % ~ no difference shown (p=1.000, Holm p=1.000, n=8+8) |'
   assert_line --partial 'At least one metric is worse with confidence (exit status 1).'
 }
 
