@@ -7,7 +7,8 @@
 #   unsure: true                  when the target lies inside min-max or the repeats' verdicts differ
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
 #   max, spread_pct}] for every number of details that is not the same in all repeats, and the
-#   per-second rates; the other details are those of the repeat nearest the median.
+#   per-second rates; the other details are those of the median repeat (the one nearest the
+#   median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
 include "verdict";
 include "format";
 
@@ -51,9 +52,17 @@ def per_s_figures:
    | select(.values | length > 0)
    | {figure} + (.values | spread | del(.n))];
 
+# repeat_text($unit): one repeat ({k, o}) as a reason: "repeat 2: 95 logins/s (p95 155 ms is
+# above 20 ms)", or "repeat 2: its why" when it measured nothing.
+def repeat_text($unit):
+  "repeat \(.k): "
+  + (if (.o.value | type) == "number" then "\(.o.value | num) \($unit // "")" + (if (.o.why // "") != "" then " (\(.o.why))" else "" end)
+     else (.o.why // "nothing was measured") end);
+
 def combine($per_s):
   . as $all
-  | [$all[] | select(. != null)] as $r
+  | [range(0; $all | length) as $k | select($all[$k] != null) | {k: ($k + 1), o: $all[$k]}] as $rk
+  | [$rk[].o] as $r
   | if ($r | length) == 0 then null
     elif all($r[]; .status == "SKIP") then $r[0]
     else
@@ -61,9 +70,11 @@ def combine($per_s):
       | [$all[] | if . == null then null else .value end] as $values
       | ([$values[] | numbers] | if length > 0 then spread else null end) as $s
       | ($s.median // null) as $med
-      | ([$r[] | select(.value | type == "number")]
-         | if length == 0 then $first else min_by((.value - $med) | fabs) end) as $rep
+      # the median repeat: the one the row's value and details come from, whose reason is quoted
+      | ([$rk[] | select(.o.value | type == "number")]
+         | if length == 0 then $rk[0] else min_by((.o.value - $med) | fabs) end) as $rep
       | ([$r[] | select(.status == "PASS")] | length) as $passed
+      | [$rk[] | select(.o.status == "FAIL")] as $failed
       # a metric without a target (localdisk) is judged by its repeats' own verdicts
       | (if $first.target == null then (if $passed * 2 > ($r | length) then "PASS" else "FAIL" end)
          else judge($med; $first.target_op; $first.target) end) as $on_median
@@ -73,15 +84,16 @@ def combine($per_s):
       | {metric: $first.metric, status: $status, value: $med, unit: $first.unit, target: $first.target,
          target_op: $first.target_op,
          why: (if $status == "PASS" then ""
+               elif $med == null then ([$rk[] | select((.o.why // "") != "") | "repeat \(.k): \(.o.why)"][0] // "nothing was measured")
+               elif $rep.o.status == "FAIL" and ($rep.o.why // "") != "" then
+                 "repeat \($rep.k) (the median, \($med | num) \($first.unit // "")): \($rep.o.why)"
+                 + (if $on_median == "PASS" then " (\($failed | length) of \($r | length) repeats failed)" else "" end)
                elif $on_median == "FAIL" then
-                 (if $med == null then ([$r[] | .why | select(. != "")][0] // "nothing was measured")
-                  else "the median \($med | num) \($first.unit // "") is on the wrong side of the target" end)
-                 + ([$r[] | select(.status == "FAIL") | .why | select(. != "")][0] | if . then " (\(.))" else "" end)
-               else "\(($r | length) - $passed) of \($r | length) repeats failed: "
-                 + ([$r[] | select(.status == "FAIL") | .why | select(. != "")][0] // "?") end),
-         details: (($rep.details // {})
-           + {repeats: [range(0; $all | length) as $k | $all[$k] | select(. != null)
-                        | {repeat: ($k + 1), value, status, why}],
+                 "the median \($med | num) \($first.unit // "") (repeat \($rep.k)) is on the wrong side of the target"
+               else "\($failed | length) of \($r | length) repeats failed; the median one, repeat \($rep.k), passed: "
+                 + ([$failed[] | repeat_text($first.unit)] | join("; ")) end),
+         details: (($rep.o.details // {})
+           + {repeats: [$rk[] | {repeat: .k} + (.o | {value, status, why})],
               figures: (figures([$r[] | .details // {}]) + ($per_s | per_s_figures))}),
          warnings: ([$r[] | .warnings // [] | .[]] | warnings_merge("repeats")
            + (if $inside then ["the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num): the verdict is unsure; more repeats or a longer DURATION tell"]
