@@ -4,7 +4,8 @@
 # Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats, with
 #   repeats: [v1, ...]            every repeat's value in run order (null: nothing measured)
 #   spread: {n, median, min, max, spread_pct}   spread_pct = (max - min) / 2 / |median| * 100
-#   unsure: true                  when the target lies inside min-max or the repeats' verdicts differ
+#   unsure: true                  when the repeats' verdicts differ, or the target lies strictly
+#                                 inside min-max and not every repeat failed
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
 #   max, spread_pct}] for every number of details that is not the same in all repeats, and the
 #   per-second rates; the other details are those of the median repeat (the one nearest the
@@ -80,7 +81,13 @@ def combine($per_s):
          else judge($med; $first.target_op; $first.target) end) as $on_median
       | ([$r[] | .status] | unique) as $statuses
       | (if $on_median == "FAIL" then "FAIL" elif $passed * 2 > ($r | length) then "PASS" else "FAIL" end) as $status
-      | ($s != null and $first.target != null and $s.min <= $first.target and $first.target <= $s.max) as $inside
+      # unsure: some repeats pass and some fail (their verdicts hold every condition of the
+      # target: login's rate and p95), or the target lies strictly inside the values' range while
+      # some repeat passed; a value equal to the target is no doubt (errors 0/0/0 against 0), and
+      # repeats that all failed make a sure FAIL whatever their values
+      | ($s != null and $first.target != null and $s.min < $first.target and $first.target < $s.max) as $inside
+      | (($statuses | length) > 1) as $differ
+      | ($differ or ($inside and ($failed | length) < ($r | length))) as $unsure
       | {metric: $first.metric, status: $status, value: $med, unit: $first.unit, target: $first.target,
          target_op: $first.target_op,
          why: (if $status == "PASS" then ""
@@ -96,11 +103,13 @@ def combine($per_s):
            + {repeats: [$rk[] | {repeat: .k} + (.o | {value, status, why})],
               figures: (figures([$r[] | .details // {}]) + ($per_s | per_s_figures))}),
          warnings: ([$r[] | .warnings // [] | .[]] | warnings_merge("repeats")
-           + (if $inside then ["the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num): the verdict is unsure; more repeats or a longer DURATION tell"]
-              elif ($statuses | length) > 1 then ["the repeats' verdicts differ (\($statuses | join(", "))): the verdict is unsure"]
+           + (if $unsure then
+                [([(if $differ then "the repeats' verdicts differ (\([$rk | group_by(.o.status)[] | "\(if length > 1 then "repeats" else "repeat" end) \(map(.k | tostring) | join(", ")) \(.[0].o.status)"] | join("; ")))" else empty end),
+                   (if $inside then "the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num)" else empty end)]
+                  | join(" and ")) + ": the verdict is unsure; more repeats or a longer DURATION tell"]
               else [] end))}
       + (if $first.target_text then {target_text: $first.target_text} else {} end)
       + {repeats: $values, spread: $s}
-      + (if $inside or ($statuses | length) > 1 then {unsure: true} else {} end)
+      + (if $unsure then {unsure: true} else {} end)
       + (if any($r[]; .elapsed_s != null) then {elapsed_s: ([$r[] | .elapsed_s // 0] | add)} else {} end)
     end;

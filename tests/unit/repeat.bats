@@ -29,6 +29,12 @@ login() {
       details: {workers: 8, lat_ms: {p95: $p}}, warnings: [], elapsed_s: 11}'
 }
 
+# obj METRIC VALUE STATUS TARGET OP UNIT [WHY]: a metric object with one target.
+obj() {
+  jq -cn --arg m "$1" --argjson v "$2" --arg s "$3" --argjson t "$4" --arg op "$5" --arg u "$6" --arg why "${7:-}" \
+    '{metric: $m, status: $s, value: $v, unit: $u, target: $t, target_op: $op, why: $why, details: {}, warnings: []}'
+}
+
 @test "combine: value is the median, repeats in run order, spread = half range in % of the median" {
   run combine "[$(login 150 PASS 10),$(login 120 PASS 12),$(login 135 PASS 14),$(login 160 PASS 11)]"
   assert_success
@@ -70,6 +76,24 @@ login() {
   run combine "[$(login 150 FAIL 52.4),$(login 160 PASS 12),$(login 155 FAIL 155)]"
   run jq -r '"\(.status) \(.why)"' <<<"$output"
   assert_output 'FAIL repeat 3 (the median, 155 logins/s): p95 155 ms is above 20 ms (2 of 3 repeats failed)'
+}
+
+@test "combine: unsure only where some repeats pass and some fail; a value equal to the target is no doubt" {
+  # errors 0/0/0 against 0 and concurrency 64/64/64 against 64 read "PASS (unsure)"
+  run combine "[$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",null,[]]'
+  run combine "[$(obj concurrency 64 PASS 64 '>=' clients),$(obj concurrency 64 PASS 64 '>=' clients),$(obj concurrency 64 PASS 64 '>=' clients)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",null,[]]'
+  # every repeat failed on p95: a sure FAIL, though the rates lie on both sides of the target
+  run combine "[$(login 90 FAIL 52),$(login 130 FAIL 155),$(login 150 FAIL 60)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["FAIL",null,[]]'
+  # the rates all pass, the verdicts differ (p95): unsure, and the warning says which repeats
+  run combine "[$(login 150 PASS 12),$(login 160 FAIL 40),$(login 155 PASS 12)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",true,["the repeats'"'"' verdicts differ (repeat 2 FAIL; repeats 1, 3 PASS): the verdict is unsure; more repeats or a longer DURATION tell"]]'
 }
 
 @test "combine: a repeat that did not run is null in repeats and left out of the figures" {
