@@ -5,7 +5,8 @@
 #   repeats: [v1, ...]            every repeat's value in run order (null: nothing measured)
 #   spread: {n, median, min, max, spread_pct}   spread_pct = (max - min) / 2 / |median| * 100
 #   unsure: true                  when the repeats' verdicts differ, or the target lies strictly
-#                                 inside min-max and not every repeat failed
+#                                 inside min-max and not every repeat failed (never for a target
+#                                 that allows none, 0 with <=: any failing repeat fails the row)
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
 #   max, spread_pct}] for every number of details that is not the same in all repeats, and the
 #   per-second rates; the other details are those of the median repeat (the one nearest the
@@ -80,17 +81,22 @@ def combine($per_s):
       | (if $first.target == null then (if $passed * 2 > ($r | length) then "PASS" else "FAIL" end)
          else judge($med; $first.target_op; $first.target) end) as $on_median
       | ([$r[] | .status] | unique) as $statuses
-      | (if $on_median == "FAIL" then "FAIL" elif $passed * 2 > ($r | length) then "PASS" else "FAIL" end) as $status
+      # a target that allows none (0 with <=: errors) is failed by any repeat that failed it
+      | ($first.target == 0 and $first.target_op == "<=") as $zero
+      | (if $on_median == "FAIL" or ($zero and ($failed | length) > 0) then "FAIL"
+         elif $passed * 2 > ($r | length) then "PASS" else "FAIL" end) as $status
       # unsure: some repeats pass and some fail (their verdicts hold every condition of the
       # target: login's rate and p95), or the target lies strictly inside the values' range while
       # some repeat passed; a value equal to the target is no doubt (errors 0/0/0 against 0), and
-      # repeats that all failed make a sure FAIL whatever their values
+      # repeats that all failed make a sure FAIL whatever their values; a target that allows none
+      # is never unsure (one failing repeat is a finding)
       | ($s != null and $first.target != null and $s.min < $first.target and $first.target < $s.max) as $inside
       | (($statuses | length) > 1) as $differ
-      | ($differ or ($inside and ($failed | length) < ($r | length))) as $unsure
+      | (($zero | not) and ($differ or ($inside and ($failed | length) < ($r | length)))) as $unsure
       | {metric: $first.metric, status: $status, value: $med, unit: $first.unit, target: $first.target,
          target_op: $first.target_op,
          why: (if $status == "PASS" then ""
+               elif $zero and ($failed | length) > 0 then [$failed[] | repeat_text($first.unit)] | join("; ")
                elif $med == null then ([$rk[] | select((.o.why // "") != "") | "repeat \(.k): \(.o.why)"][0] // "nothing was measured")
                elif $rep.o.status == "FAIL" and ($rep.o.why // "") != "" then
                  "repeat \($rep.k) (the median, \($med | num) \($first.unit // "")): \($rep.o.why)"

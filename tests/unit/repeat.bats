@@ -96,6 +96,20 @@ obj() {
   assert_output '["PASS",true,["the repeats'"'"' verdicts differ (repeat 2 FAIL; repeats 1, 3 PASS): the verdict is unsure; more repeats or a longer DURATION tell"]]'
 }
 
+@test "combine: a target that allows none (errors, 0 %) fails with any failing repeat, and names it" {
+  # errors of 0 / 0 / 5 % passed by the median
+  run combine "[$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %),$(obj errors 5 FAIL 0 '<=' % '50 of 1000 requests failed')]"
+  run jq -c '[.status, .value, .why, .unsure]' <<<"$output"
+  assert_output '["FAIL",0,"repeat 3: 5 % (50 of 1000 requests failed)",null]'
+  run combine "[$(obj errors 0.5 FAIL 0 '<=' % '5 of 1000 requests failed'),$(obj errors 0 PASS 0 '<=' %),$(obj errors 2 FAIL 0 '<=' % '20 of 1000 requests failed')]"
+  run jq -c '[.status, .why, .unsure]' <<<"$output"
+  assert_output '["FAIL","repeat 1: 0.5 % (5 of 1000 requests failed); repeat 3: 2 % (20 of 1000 requests failed)",null]'
+  # a target above 0 is judged on the median as before
+  run combine "[$(obj errors 0 PASS 1 '<=' %),$(obj errors 0 PASS 1 '<=' %),$(obj errors 5 FAIL 1 '<=' % '50 of 1000 requests failed')]"
+  run jq -c '[.status, .unsure]' <<<"$output"
+  assert_output '["PASS",true]'
+}
+
 @test "combine: a repeat that did not run is null in repeats and left out of the figures" {
   run combine "[$(login 150 PASS),null,$(login 130 PASS)]"
   run jq -e '.repeats == [150, null, 130] and .spread.n == 2 and .value == 140' <<<"$output"
