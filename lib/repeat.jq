@@ -1,7 +1,8 @@
 # lib/repeat.jq: one result row from its repeats (lib/repeat.sh). A jq module: include "repeat".
 # Input of combine: the row's metric objects, one per repeat in run order (null for a repeat
 # that did not run). $per_s: [[label, [ops in each second...]]...] from the repeats' helper lines.
-# Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats, with
+# Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats (the
+# lower median for an even count: a value one repeat measured), with
 #   repeats: [v1, ...]            every repeat's value in run order (null: nothing measured)
 #   spread: {n, median, min, max, spread_pct}   spread_pct = (max - min) / 2 / |median| * 100
 #   unsure: true                  when the repeats' verdicts differ, or the target lies strictly
@@ -9,16 +10,15 @@
 #                                 that allows none, 0 with <=: any failing repeat fails the row)
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
 #   max, spread_pct}] for every number of details that is not the same in all repeats, and the
-#   per-second rates; the other details are those of the median repeat (the one nearest the
-#   median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
+#   per-second rates; the other details are those of the median repeat (the one that measured
+#   the median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
 include "verdict";
 include "format";
 
-# median: of an array of numbers (the mean of the two middle ones for an even count); null if empty.
+# median: of an array of numbers, always one of them: the middle one, for an even count the lower
+# of the two middle ones (4/16/64/4 clients gives 4, never the 10 no repeat measured); null if empty.
 def median:
-  sort | if length == 0 then null
-         elif length % 2 == 1 then .[length / 2 | floor]
-         else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+  sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 
 # spread: {n, median, min, max, spread_pct} of an array of numbers.
 def spread:
@@ -73,8 +73,9 @@ def combine($per_s):
       | ([$values[] | numbers] | if length > 0 then spread else null end) as $s
       | ($s.median // null) as $med
       # the median repeat: the one the row's value and details come from, whose reason is quoted
+      # (the first in run order where several measured the median)
       | ([$rk[] | select(.o.value | type == "number")]
-         | if length == 0 then $rk[0] else min_by((.o.value - $med) | fabs) end) as $rep
+         | if length == 0 then $rk[0] else map(select(.o.value == $med))[0] end) as $rep
       | ([$r[] | select(.status == "PASS")] | length) as $passed
       | [$rk[] | select(.o.status == "FAIL")] as $failed
       # a metric without a target (localdisk) is judged by its repeats' own verdicts

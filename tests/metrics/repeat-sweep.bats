@@ -104,9 +104,10 @@ PY
   [[ ! -e $dir/INCOMPLETE ]] || fail "the run is marked incomplete: $(cat "$dir/INCOMPLETE")"
   grep -qx 'REPEAT=2' "$dir/settings.env"
   for m in login metadata concurrency cpu; do
-    # value = median of the repeats, spread = their min, max and half range in % of the median
+    # value = median of the repeats (of 2: the lower, a measured value), spread = their min, max
+    # and half range in % of the median
     run jq -e '(.repeats | length) == 2 and (.repeats | all(type == "number"))
-      and .value == (.repeats | add / 2) and .spread.n == 2
+      and .value == (.repeats | min) and .spread.n == 2
       and .spread.min == (.repeats | min) and .spread.max == (.repeats | max)
       and (.spread.median == .value)
       and (if .value != 0 then (.spread.spread_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
