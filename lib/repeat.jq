@@ -4,12 +4,12 @@
 # Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats (the
 # lower median for an even count: a value one repeat measured), with
 #   repeats: [v1, ...]            every repeat's value in run order (null: nothing measured)
-#   spread: {n, median, min, max, spread_pct}   spread_pct = (max - min) / 2 / |median| * 100
+#   spread: {n, median, min, max, half_range_pct}   half_range_pct = (max - min) / 2 / |median| * 100
 #   unsure: true                  when the repeats' verdicts differ, or the target lies strictly
 #                                 inside min-max and not every repeat failed (never for a target
 #                                 that allows none, 0 with <=: any failing repeat fails the row)
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
-#   max, spread_pct}] for every number of details that is not the same in all repeats, and the
+#   max, half_range_pct}] for every number of details that is not the same in all repeats, and the
 #   per-second rates; the other details are those of the median repeat (the one that measured
 #   the median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
 include "verdict";
@@ -20,11 +20,12 @@ include "format";
 def median:
   sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 
-# spread: {n, median, min, max, spread_pct} of an array of numbers.
+# spread: {n, median, min, max, half_range_pct} of an array of numbers; half_range_pct is half
+# the range in % of the median (no interval: the report prints the range itself).
 def spread:
   median as $m
   | {n: length, median: $m, min: min, max: max,
-     spread_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
+     half_range_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
 
 # figure_name: a details path as text: steps[2].iops.
 def figure_name:

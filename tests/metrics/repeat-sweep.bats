@@ -110,12 +110,12 @@ PY
       and .value == (.repeats | min) and .spread.n == 2
       and .spread.min == (.repeats | min) and .spread.max == (.repeats | max)
       and (.spread.median == .value)
-      and (if .value != 0 then (.spread.spread_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
+      and (if .value != 0 then (.spread.half_range_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
       and ([.details.repeats[].repeat] == [1, 2])
       and (.status == "PASS" or .status == "FAIL")' "$dir/metrics/$m.json"
     [[ $status -eq 0 ]] || fail "$m: $(cat "$dir/metrics/$m.json")"
-    # the report shows median (min–max, ±spread %, n=2)
-    run grep -E "^\| $m \| [0-9.]+ [^|]*\([0-9.]+–[0-9.]+, ±[0-9.]+ %, n=2\)" "$dir/report.md"
+    # the report shows median (range min–max, n=2)
+    run grep -E "^\| $m \| [0-9.]+ [^|]*\(range [0-9.]+–[0-9.]+, n=2\)" "$dir/report.md"
     assert_success
   done
   # every figure of the details that changed between the repeats has its median, min and max

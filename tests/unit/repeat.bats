@@ -40,7 +40,7 @@ obj() {
   assert_success
   # an even count: the lower of the two middle ones, a value a repeat measured (and its details)
   run jq -e '.value == 135 and .repeats == [150, 120, 135, 160] and .status == "PASS"
-    and .spread == {n: 4, median: 135, min: 120, max: 160, spread_pct: (20 / 135 * 100)}
+    and .spread == {n: 4, median: 135, min: 120, max: 160, half_range_pct: (20 / 135 * 100)}
     and (has("unsure") | not) and .elapsed_s == 44 and .details.lat_ms.p95 == 14
     and ([.details.repeats[].repeat] == [1, 2, 3, 4])
     and (.details.figures[] | select(.figure == "lat_ms.p95") | .median == 11 and .min == 10 and .max == 14)
@@ -116,6 +116,15 @@ obj() {
   run combine "[$(obj concurrency 4 FAIL 16 '>=' clients 'x'),$(obj concurrency 16 PASS 16 '>=' clients),$(obj concurrency 64 PASS 16 '>=' clients),$(obj concurrency 4 FAIL 16 '>=' clients 'x')]"
   run jq -c '[.status, .value, .spread.median, .why]' <<<"$output"
   assert_output '["FAIL",4,4,"repeat 1 (the median, 4 clients): x"]'
+}
+
+@test "result text: the median and the range the repeats measured, no '±' half range; one repeat, no range" {
+  run combine "[$(login 164 PASS),$(login 197 PASS),$(login 196 PASS)]"
+  run jq -r -L "$KIT_ROOT/lib" 'include "format"; result_text, progress_line, (.spread | keys | join(","))' <<<"$output"
+  assert_output $'196 logins/s (range 164–197, n=3)\nPASS\t196 logins/s (range 164–197, n=3)  (target ≥ 100 logins/s) [33 s]\nhalf_range_pct,max,median,min,n'
+  run combine "[$(login 150 PASS),null]"
+  run jq -r -L "$KIT_ROOT/lib" 'include "format"; result_text' <<<"$output"
+  assert_output '150 logins/s'
 }
 
 @test "combine: a repeat that did not run is null in repeats and left out of the figures" {
