@@ -15,18 +15,6 @@
 include "verdict";
 include "format";
 
-# median: of an array of numbers, always one of them: the middle one, for an even count the lower
-# of the two middle ones (4/16/64/4 clients gives 4, never the 10 no repeat measured); null if empty.
-def median:
-  sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
-
-# spread: {n, median, min, max, half_range_pct} of an array of numbers; half_range_pct is half
-# the range in % of the median (no interval: the report prints the range itself).
-def spread:
-  median as $m
-  | {n: length, median: $m, min: min, max: max,
-     half_range_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
-
 # figure_name: a details path as text: steps[2].iops.
 def figure_name:
   reduce .[] as $p (""; if ($p | type) == "number" then . + "[\($p)]" elif . == "" then $p else . + "." + $p end);

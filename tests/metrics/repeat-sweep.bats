@@ -121,14 +121,14 @@ PY
   # every figure of the details that changed between the repeats has its median, min and max
   run jq -e '.details.figures | length > 0 and all(.[]; .median != null and .min <= .median and .median <= .max)' "$dir/metrics/login.json"
   assert_success
-  # startup (rounds) and memory (a count) run once
-  for m in startup memory; do
-    run jq -e 'has("repeats") | not' "$dir/metrics/$m.json"
-    assert_success
-  done
+  # startup runs once, its rounds are its repeats (value: the slowest); memory runs in every round
+  run jq -e '(.repeats | length) == (.details.rounds | length) and .value == (.repeats | max)' "$dir/metrics/startup.json"
+  assert_success
+  run jq -e '(.repeats | length) == 2 and .spread.n == 2' "$dir/metrics/memory.json"
+  assert_success
   # raw files: the repeat after the measurement's name; no repeat folder left behind
   for m in login.r1.json login.r2.json login.r2.evidence.json metadata.r1.json concurrency.4.r2.json \
-    concurrency.1.r1.evidence.json cpu.readers.r2.json startup.1.json memory.hold.json; do
+    concurrency.1.r1.evidence.json cpu.readers.r2.json startup.1.json memory.hold.r1.json memory.hold.r2.json; do
     [[ -f $dir/raw/$m ]] || fail "no raw/$m: $(ls "$dir/raw")"
   done
   [[ ! -e $dir/raw/login.json ]] || fail "raw/login.json without its repeat"

@@ -154,18 +154,38 @@ obj() {
   assert_equal "${got[*]}" "${want[*]}"
 }
 
-@test "interleaved plan: once-metrics outside the repeats, the timed ones round by round" {
+@test "interleaved plan: startup outside the repeats, the others (memory too) round by round" {
+  # memory in every round (compare judges it on its repeats); startup once: its rounds are its repeats
   RUN_METRICS=(startup login metadata memory) REPEAT=2
   run repeat_plan
-  assert_output $'startup 0\nlogin 1\nmetadata 1\nlogin 2\nmetadata 2\nmemory 0'
+  assert_output $'startup 0\nlogin 1\nmetadata 1\nmemory 1\nlogin 2\nmetadata 2\nmemory 2'
   KIT_REPEAT_ORDER=blocks run repeat_plan
-  assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 0'
+  assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 1\nmemory 2'
   # localdisk (the local disk's baseline) in the first round only, beside the fio metrics
   RUN_METRICS=(seqread localdisk metadata) REPEAT=3
   run repeat_plan
   assert_output $'seqread 1\nlocaldisk 1\nmetadata 1\nseqread 2\nmetadata 2\nseqread 3\nmetadata 3'
   KIT_REPEAT_ORDER=blocks run repeat_plan
   assert_output $'seqread 1\nseqread 2\nseqread 3\nlocaldisk 1\nmetadata 1\nmetadata 2\nmetadata 3'
+}
+
+@test "startup and recovery: the rounds are the row's repeats (run order), the value the slowest, the range printed" {
+  local d=$BATS_TEST_TMPDIR/raw n l r
+  local -a files=()
+  mkdir -p "$d"
+  # rounds of 400, 812 and 500 ms to the first login; 1.2, 2.5 and 1.8 s to the client's write
+  for n in 1 2 3; do
+    l=$(((n == 1 ? 400 : n == 2 ? 812 : 500) * 1000000)) r=$(((n == 1 ? 1200 : n == 2 ? 2500 : 1800) * 1000000))
+    printf '{"helper":"smb-wait-login","ok":true,"attempts":3,"first_success_ns":%s}\n' $((1000000000 + l)) >"$d/startup.$n.json"
+    printf '{"start_ns":1000000000,"recovered_ns":%s,"error":null,"mounted":"yes","mount_skip":""}\n' $((1000000000 + r)) >"$d/startup.$n.times.json"
+    files+=(--rawfile "raw:startup.$n.json" "$d/startup.$n.json" --rawfile "raw:startup.$n.times.json" "$d/startup.$n.times.json")
+  done
+  run env TARGET_STARTUP_LOGIN_MAX_MS=5000 TARGET_RECOVERY_MAX_S=30 jq -rn -L "$KIT_ROOT/lib" --arg metric startup \
+    --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null "${files[@]}" \
+    'include "verdict"; include "format"; include "metrics/startup"; raw_files | verdict
+     | "\(.metric) \(.repeats) \(.spread.median) \(.status) \(result_text)"'
+  assert_success
+  assert_output $'startup [400,812,500] 500 PASS 812 ms (range 400–812, n=3)\nrecovery [1.2,2.5,1.8] 1.8 PASS 2.5 s (range 1.2–2.5, n=3)'
 }
 
 @test "combine: a metric without a target (localdisk) passes on its repeats' verdicts, not on a median against nothing" {
