@@ -9,7 +9,7 @@
 #                                 inside min-max and not every repeat failed (never for a target
 #                                 that allows none, 0 with <=: any failing repeat fails the row)
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
-#   max, half_range_pct}] for every number of details that is not the same in all repeats, and the
+#   max}] for every number of details that is not the same in all repeats, and the
 #   per-second rates; the other details are those of the median repeat (the one that measured
 #   the median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
 include "verdict";
@@ -35,13 +35,13 @@ def figures($ds):
      | select(all($all[]; index([$p]) != null))
      | [$ds[] | getpath($p)] as $v
      | select(($v | unique | length) > 1)
-     | {figure: ($p | figure_name)} + ($v | spread | del(.n))];
+     | {figure: ($p | figure_name)} + ($v | spread | del(.n, .half_range_pct))];
 
 # per_s_figures: a row for each per-second series, over every second of every repeat.
 def per_s_figures:
   [group_by(.[0])[] | {figure: "\(.[0][0]) per second", values: [.[][1][] | numbers]}
    | select(.values | length > 0)
-   | {figure} + (.values | spread | del(.n))];
+   | {figure} + (.values | spread | del(.n, .half_range_pct))];
 
 # repeat_text($unit): one repeat ({k, o}) as a reason: "repeat 2: 95 logins/s (p95 155 ms is
 # above 20 ms)", or "repeat 2: its why" when it measured nothing.

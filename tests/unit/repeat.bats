@@ -44,6 +44,7 @@ obj() {
     and (has("unsure") | not) and .elapsed_s == 44 and .details.lat_ms.p95 == 14
     and ([.details.repeats[].repeat] == [1, 2, 3, 4])
     and (.details.figures[] | select(.figure == "lat_ms.p95") | .median == 11 and .min == 10 and .max == 14)
+    and all(.details.figures[]; keys == ["figure", "max", "median", "min"])
     and ([.details.figures[].figure] | index("workers") | not)' <<<"$output"
   assert_success
 }
