@@ -11,7 +11,7 @@
 # server that start-samba.sh started and writes results/<YYYYmmdd-HHMMSS>/report.md.
 # Settings come from settings.conf; an environment variable of the same name wins:
 #   DURATION=300 ./test-samba.sh seqwrite randwrite
-# -r N (setting REPEAT) measures each timed metric N times: median (min-max, spread).
+# -r N (setting REPEAT) measures each timed metric N times: median and range (min-max, n).
 #
 # 'sweep' runs the metrics once per variant (a set of settings, applied by restarting the test
 # server with start-samba.sh), compares the variants against the first, and restores the

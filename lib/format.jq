@@ -35,11 +35,11 @@ def target_text:
   end;
 
 # result_text: a metric object's result ("412 logins/s", or — when nothing was measured); with
-# repeats the median and "(min–max, ±spread %, n=N)".
+# two or more measured repeats the median and "(range min–max, n=N)".
 def result_text:
   if .status == "SKIP" or .value == null then "—"
   else "\(.value | num) \(.unit // "")"
-    + (if .spread.n then " (\(.spread.min | num)–\(.spread.max | num), ±\(.spread.spread_pct // 0 | fixed(1)) %, n=\(.spread.n))" else "" end)
+    + (if (.spread.n // 0) > 1 then " (range \(.spread.min | num)–\(.spread.max | num), n=\(.spread.n))" else "" end)
   end;
 
 # verdict_word: a metric object's verdict as people read it: its status, but "measured" for a

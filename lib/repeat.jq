@@ -1,27 +1,19 @@
 # lib/repeat.jq: one result row from its repeats (lib/repeat.sh). A jq module: include "repeat".
 # Input of combine: the row's metric objects, one per repeat in run order (null for a repeat
 # that did not run). $per_s: [[label, [ops in each second...]]...] from the repeats' helper lines.
-# Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats, with
+# Output: one metric object (docs/CONTRACTS.md) whose value is the median of the repeats (the
+# lower median for an even count: a value one repeat measured), with
 #   repeats: [v1, ...]            every repeat's value in run order (null: nothing measured)
-#   spread: {n, median, min, max, spread_pct}   spread_pct = (max - min) / 2 / |median| * 100
-#   unsure: true                  when the target lies inside min-max or the repeats' verdicts differ
+#   spread: {n, median, min, max, half_range_pct}   half_range_pct = (max - min) / 2 / |median| * 100
+#   unsure: true                  when the repeats' verdicts differ, or the target lies strictly
+#                                 inside min-max and not every repeat failed (never for a target
+#                                 that allows none, 0 with <=: any failing repeat fails the row)
 #   details.repeats: [{repeat, value, status, why}] and details.figures: [{figure, median, min,
-#   max, spread_pct}] for every number of details that is not the same in all repeats, and the
-#   per-second rates; the other details are those of the repeat nearest the median.
+#   max}] for every number of details that is not the same in all repeats, and the
+#   per-second rates; the other details are those of the median repeat (the one that measured
+#   the median), whose reason a FAIL quotes as "repeat K (the median, V unit): ...".
 include "verdict";
 include "format";
-
-# median: of an array of numbers (the mean of the two middle ones for an even count); null if empty.
-def median:
-  sort | if length == 0 then null
-         elif length % 2 == 1 then .[length / 2 | floor]
-         else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-
-# spread: {n, median, min, max, spread_pct} of an array of numbers.
-def spread:
-  median as $m
-  | {n: length, median: $m, min: min, max: max,
-     spread_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
 
 # figure_name: a details path as text: steps[2].iops.
 def figure_name:
@@ -43,17 +35,25 @@ def figures($ds):
      | select(all($all[]; index([$p]) != null))
      | [$ds[] | getpath($p)] as $v
      | select(($v | unique | length) > 1)
-     | {figure: ($p | figure_name)} + ($v | spread | del(.n))];
+     | {figure: ($p | figure_name)} + ($v | spread | del(.n, .half_range_pct))];
 
 # per_s_figures: a row for each per-second series, over every second of every repeat.
 def per_s_figures:
   [group_by(.[0])[] | {figure: "\(.[0][0]) per second", values: [.[][1][] | numbers]}
    | select(.values | length > 0)
-   | {figure} + (.values | spread | del(.n))];
+   | {figure} + (.values | spread | del(.n, .half_range_pct))];
+
+# repeat_text($unit): one repeat ({k, o}) as a reason: "repeat 2: 95 logins/s (p95 155 ms is
+# above 20 ms)", or "repeat 2: its why" when it measured nothing.
+def repeat_text($unit):
+  "repeat \(.k): "
+  + (if (.o.value | type) == "number" then "\(.o.value | num) \($unit // "")" + (if (.o.why // "") != "" then " (\(.o.why))" else "" end)
+     else (.o.why // "nothing was measured") end);
 
 def combine($per_s):
   . as $all
-  | [$all[] | select(. != null)] as $r
+  | [range(0; $all | length) as $k | select($all[$k] != null) | {k: ($k + 1), o: $all[$k]}] as $rk
+  | [$rk[].o] as $r
   | if ($r | length) == 0 then null
     elif all($r[]; .status == "SKIP") then $r[0]
     else
@@ -61,34 +61,51 @@ def combine($per_s):
       | [$all[] | if . == null then null else .value end] as $values
       | ([$values[] | numbers] | if length > 0 then spread else null end) as $s
       | ($s.median // null) as $med
-      | ([$r[] | select(.value | type == "number")]
-         | if length == 0 then $first else min_by((.value - $med) | fabs) end) as $rep
+      # the median repeat: the one the row's value and details come from, whose reason is quoted
+      # (the first in run order where several measured the median)
+      | ([$rk[] | select(.o.value | type == "number")]
+         | if length == 0 then $rk[0] else map(select(.o.value == $med))[0] end) as $rep
       | ([$r[] | select(.status == "PASS")] | length) as $passed
+      | [$rk[] | select(.o.status == "FAIL")] as $failed
       # a metric without a target (localdisk) is judged by its repeats' own verdicts
       | (if $first.target == null then (if $passed * 2 > ($r | length) then "PASS" else "FAIL" end)
          else judge($med; $first.target_op; $first.target) end) as $on_median
       | ([$r[] | .status] | unique) as $statuses
-      | (if $on_median == "FAIL" then "FAIL" elif $passed * 2 > ($r | length) then "PASS" else "FAIL" end) as $status
-      | ($s != null and $first.target != null and $s.min <= $first.target and $first.target <= $s.max) as $inside
+      # a target that allows none (0 with <=: errors) is failed by any repeat that failed it
+      | ($first.target == 0 and $first.target_op == "<=") as $zero
+      | (if $on_median == "FAIL" or ($zero and ($failed | length) > 0) then "FAIL"
+         elif $passed * 2 > ($r | length) then "PASS" else "FAIL" end) as $status
+      # unsure: some repeats pass and some fail (their verdicts hold every condition of the
+      # target: login's rate and p95), or the target lies strictly inside the values' range while
+      # some repeat passed; a value equal to the target is no doubt (errors 0/0/0 against 0), and
+      # repeats that all failed make a sure FAIL whatever their values; a target that allows none
+      # is never unsure (one failing repeat is a finding)
+      | ($s != null and $first.target != null and $s.min < $first.target and $first.target < $s.max) as $inside
+      | (($statuses | length) > 1) as $differ
+      | (($zero | not) and ($differ or ($inside and ($failed | length) < ($r | length)))) as $unsure
       | {metric: $first.metric, status: $status, value: $med, unit: $first.unit, target: $first.target,
          target_op: $first.target_op,
          why: (if $status == "PASS" then ""
+               elif $zero and ($failed | length) > 0 then [$failed[] | repeat_text($first.unit)] | join("; ")
+               elif $med == null then ([$rk[] | select((.o.why // "") != "") | "repeat \(.k): \(.o.why)"][0] // "nothing was measured")
+               elif $rep.o.status == "FAIL" and ($rep.o.why // "") != "" then
+                 "repeat \($rep.k) (the median, \($med | num) \($first.unit // "")): \($rep.o.why)"
+                 + (if $on_median == "PASS" then " (\($failed | length) of \($r | length) repeats failed)" else "" end)
                elif $on_median == "FAIL" then
-                 (if $med == null then ([$r[] | .why | select(. != "")][0] // "nothing was measured")
-                  else "the median \($med | num) \($first.unit // "") is on the wrong side of the target" end)
-                 + ([$r[] | select(.status == "FAIL") | .why | select(. != "")][0] | if . then " (\(.))" else "" end)
-               else "\(($r | length) - $passed) of \($r | length) repeats failed: "
-                 + ([$r[] | select(.status == "FAIL") | .why | select(. != "")][0] // "?") end),
-         details: (($rep.details // {})
-           + {repeats: [range(0; $all | length) as $k | $all[$k] | select(. != null)
-                        | {repeat: ($k + 1), value, status, why}],
+                 "the median \($med | num) \($first.unit // "") (repeat \($rep.k)) is on the wrong side of the target"
+               else "\($failed | length) of \($r | length) repeats failed; the median one, repeat \($rep.k), passed: "
+                 + ([$failed[] | repeat_text($first.unit)] | join("; ")) end),
+         details: (($rep.o.details // {})
+           + {repeats: [$rk[] | {repeat: .k} + (.o | {value, status, why})],
               figures: (figures([$r[] | .details // {}]) + ($per_s | per_s_figures))}),
          warnings: ([$r[] | .warnings // [] | .[]] | warnings_merge("repeats")
-           + (if $inside then ["the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num): the verdict is unsure; more repeats or a longer DURATION tell"]
-              elif ($statuses | length) > 1 then ["the repeats' verdicts differ (\($statuses | join(", "))): the verdict is unsure"]
+           + (if $unsure then
+                [([(if $differ then "the repeats' verdicts differ (\([$rk | group_by(.o.status)[] | "\(if length > 1 then "repeats" else "repeat" end) \(map(.k | tostring) | join(", ")) \(.[0].o.status)"] | join("; ")))" else empty end),
+                   (if $inside then "the target \($first.target | num) lies inside the repeats' range \($s.min | num)-\($s.max | num)" else empty end)]
+                  | join(" and ")) + ": the verdict is unsure; more repeats or a longer DURATION tell"]
               else [] end))}
       + (if $first.target_text then {target_text: $first.target_text} else {} end)
       + {repeats: $values, spread: $s}
-      + (if $inside or ($statuses | length) > 1 then {unsure: true} else {} end)
+      + (if $unsure then {unsure: true} else {} end)
       + (if any($r[]; .elapsed_s != null) then {elapsed_s: ([$r[] | .elapsed_s // 0] | add)} else {} end)
     end;

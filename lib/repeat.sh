@@ -15,10 +15,11 @@
 # repeats of one metric back to back.
 
 # repeat_once METRIC: true for the metrics that run once whatever REPEAT says: startup (its
-# STARTUP_ROUNDS rounds are its repeats, and its figure is the slowest round) and memory (PSS per
-# held connection is a count, not a rate: it does not change from run to run).
+# STARTUP_ROUNDS rounds are its repeats, lib/metrics/startup.jq, and its figure is the slowest
+# round). memory runs in every round: PSS per held connection moves between runs too, and compare
+# needs its repeats.
 repeat_once() {
-  [[ $1 == startup || $1 == memory ]]
+  [[ $1 == startup ]]
 }
 
 # repeat_first_only METRIC: true for the metrics measured in the first round only: localdisk

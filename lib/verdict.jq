@@ -41,12 +41,26 @@ def failed_times($line):
 def failed_times_note:
   "Failed and timed-out requests count as errors; their times are not in lat_ms (the successful requests') but beside it, in err_lat_ms.";
 
+# median: of an array of numbers, always one of them: the middle one, for an even count the lower
+# of the two middle ones (4/16/64/4 clients gives 4, never the 10 no repeat measured); null if empty.
+def median:
+  sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
+
+# spread: {n, median, min, max, half_range_pct} of an array of numbers; half_range_pct is half
+# the range in % of the median (no interval: the report prints the range itself).
+def spread:
+  median as $m
+  | {n: length, median: $m, min: min, max: max,
+     half_range_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
+
 # object: a metric object in the kit's one key order (see docs/CONTRACTS.md); the same warning
-# of several measurements once (format.jq warnings_merge).
+# of several measurements once (format.jq warnings_merge); a body that gives "repeats" (startup:
+# its rounds) gets their spread beside them, as a repeated row (lib/repeat.jq).
 def object:
   {metric: (.metric // $metric), status, value, unit, target, target_op, why: (.why // ""),
    details: (.details // {}), warnings: (.warnings // [] | warnings_merge("measurements"))}
   + (if .target_text then {target_text} else {} end)
+  + (if .repeats then {repeats, spread: ([.repeats[] | numbers] | if length > 0 then spread else null end)} else {} end)
   + (if (.metric // $metric) == $metric and $elapsed != null then {elapsed_s: $elapsed} else {} end);
 
 # process_count_warning: true for a warning a verdict gives from counting client processes
@@ -66,7 +80,7 @@ def server_view($raw):
     end;
 
 # row(head; body): one metric object. head: {unit, target, target_op[, metric, target_text]};
-# body (input: the raw files) gives {value, why, details, warnings[, status]}; without a status
+# body (input: the raw files) gives {value, why, details, warnings[, status, repeats]}; without a status
 # the value is judged against the target. $skip makes it SKIP, $error a FAIL without a value.
 def row(head; body):
   . as $raw | head as $h

@@ -1,5 +1,6 @@
 # lib/metrics/startup.jq: the startup verdict (slowest round's login <= TARGET_STARTUP_LOGIN_MAX_MS)
-# and the recovery row (slowest round's first write on the mount <= TARGET_RECOVERY_MAX_S).
+# and the recovery row (slowest round's first write on the mount <= TARGET_RECOVERY_MAX_S). Each
+# row's "repeats" are its rounds' times in run order (what compare reads); its value the slowest.
 include "verdict";
 include "format";
 
@@ -27,7 +28,7 @@ def verdict:
       ([$rounds[].login_ms] | if length == 0 or any(. == null) then null else max end) as $worst
       | if $worst == null then {status: "FAIL", value: null, why: ([$rounds[] | select(.login_ms == null) | .error][0] // "no round could be measured")}
         else {value: $worst, why: (if judge($worst; "<="; setting("TARGET_STARTUP_LOGIN_MAX_MS")) == "PASS" then "" else "the slowest round took \($worst) ms" end)} end
-      | . + {details: {rounds: ($rounds | map({round, login_ms, attempts} + (if .error then {error} else {} end))),
+      | . + {repeats: [$rounds[].login_ms], details: {rounds: ($rounds | map({round, login_ms, attempts} + (if .error then {error} else {} end))),
           median_ms: ([$rounds[].login_ms | select(. != null)] | sort | if length > 0 then .[length / 2 | floor] else null end),
           notes: ["Timed from the realtime clock just before the start command to the first successful login of smb-wait-login (trying every 10 ms from before the start). The result is the slowest round."]}})),
     ($raw | row({metric: "recovery", unit: "s", target: setting("TARGET_RECOVERY_MAX_S"), target_op: "<="};
@@ -36,4 +37,5 @@ def verdict:
         | if $worst == null then {status: "FAIL", value: null, why: "the mounted client could not write again within 60 s"}
           else {value: $worst, why: (if judge($worst; "<="; setting("TARGET_RECOVERY_MAX_S")) == "PASS" then "" else "the slowest round took \($worst) s" end),
             details: {rounds: ($rounds | map({round, recovery_s})), notes: ["Timed from the start command until `touch` of a new file on the mount worked (tried every 50 ms, each try 10 s at most)."]}} end
+        | . + {repeats: [$rounds[].recovery_s]}
       end));

@@ -104,30 +104,31 @@ PY
   [[ ! -e $dir/INCOMPLETE ]] || fail "the run is marked incomplete: $(cat "$dir/INCOMPLETE")"
   grep -qx 'REPEAT=2' "$dir/settings.env"
   for m in login metadata concurrency cpu; do
-    # value = median of the repeats, spread = their min, max and half range in % of the median
+    # value = median of the repeats (of 2: the lower, a measured value), spread = their min, max
+    # and half range in % of the median
     run jq -e '(.repeats | length) == 2 and (.repeats | all(type == "number"))
-      and .value == (.repeats | add / 2) and .spread.n == 2
+      and .value == (.repeats | min) and .spread.n == 2
       and .spread.min == (.repeats | min) and .spread.max == (.repeats | max)
       and (.spread.median == .value)
-      and (if .value != 0 then (.spread.spread_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
+      and (if .value != 0 then (.spread.half_range_pct - ((.spread.max - .spread.min) / 2 / .value * 100) | fabs) < 1e-9 else true end)
       and ([.details.repeats[].repeat] == [1, 2])
       and (.status == "PASS" or .status == "FAIL")' "$dir/metrics/$m.json"
     [[ $status -eq 0 ]] || fail "$m: $(cat "$dir/metrics/$m.json")"
-    # the report shows median (min–max, ±spread %, n=2)
-    run grep -E "^\| $m \| [0-9.]+ [^|]*\([0-9.]+–[0-9.]+, ±[0-9.]+ %, n=2\)" "$dir/report.md"
+    # the report shows median (range min–max, n=2)
+    run grep -E "^\| $m \| [0-9.]+ [^|]*\(range [0-9.]+–[0-9.]+, n=2\)" "$dir/report.md"
     assert_success
   done
   # every figure of the details that changed between the repeats has its median, min and max
   run jq -e '.details.figures | length > 0 and all(.[]; .median != null and .min <= .median and .median <= .max)' "$dir/metrics/login.json"
   assert_success
-  # startup (rounds) and memory (a count) run once
-  for m in startup memory; do
-    run jq -e 'has("repeats") | not' "$dir/metrics/$m.json"
-    assert_success
-  done
+  # startup runs once, its rounds are its repeats (value: the slowest); memory runs in every round
+  run jq -e '(.repeats | length) == (.details.rounds | length) and .value == (.repeats | max)' "$dir/metrics/startup.json"
+  assert_success
+  run jq -e '(.repeats | length) == 2 and .spread.n == 2' "$dir/metrics/memory.json"
+  assert_success
   # raw files: the repeat after the measurement's name; no repeat folder left behind
   for m in login.r1.json login.r2.json login.r2.evidence.json metadata.r1.json concurrency.4.r2.json \
-    concurrency.1.r1.evidence.json cpu.readers.r2.json startup.1.json memory.hold.json; do
+    concurrency.1.r1.evidence.json cpu.readers.r2.json startup.1.json memory.hold.r1.json memory.hold.r2.json; do
     [[ -f $dir/raw/$m ]] || fail "no raw/$m: $(ls "$dir/raw")"
   done
   [[ ! -e $dir/raw/login.json ]] || fail "raw/login.json without its repeat"

@@ -29,14 +29,22 @@ login() {
       details: {workers: 8, lat_ms: {p95: $p}}, warnings: [], elapsed_s: 11}'
 }
 
-@test "combine: value is the median, repeats in run order, spread = half range in % of the median" {
+# obj METRIC VALUE STATUS TARGET OP UNIT [WHY]: a metric object with one target.
+obj() {
+  jq -cn --arg m "$1" --argjson v "$2" --arg s "$3" --argjson t "$4" --arg op "$5" --arg u "$6" --arg why "${7:-}" \
+    '{metric: $m, status: $s, value: $v, unit: $u, target: $t, target_op: $op, why: $why, details: {}, warnings: []}'
+}
+
+@test "combine: value is the median (the lower one of an even count), repeats in run order, spread = half range in % of the median" {
   run combine "[$(login 150 PASS 10),$(login 120 PASS 12),$(login 135 PASS 14),$(login 160 PASS 11)]"
   assert_success
-  run jq -e '.value == 142.5 and .repeats == [150, 120, 135, 160] and .status == "PASS"
-    and .spread == {n: 4, median: 142.5, min: 120, max: 160, spread_pct: (20 / 142.5 * 100)}
-    and (has("unsure") | not) and .elapsed_s == 44
+  # an even count: the lower of the two middle ones, a value a repeat measured (and its details)
+  run jq -e '.value == 135 and .repeats == [150, 120, 135, 160] and .status == "PASS"
+    and .spread == {n: 4, median: 135, min: 120, max: 160, half_range_pct: (20 / 135 * 100)}
+    and (has("unsure") | not) and .elapsed_s == 44 and .details.lat_ms.p95 == 14
     and ([.details.repeats[].repeat] == [1, 2, 3, 4])
-    and (.details.figures[] | select(.figure == "lat_ms.p95") | .median == 11.5 and .min == 10 and .max == 14)
+    and (.details.figures[] | select(.figure == "lat_ms.p95") | .median == 11 and .min == 10 and .max == 14)
+    and all(.details.figures[]; keys == ["figure", "max", "median", "min"])
     and ([.details.figures[].figure] | index("workers") | not)' <<<"$output"
   assert_success
 }
@@ -47,7 +55,7 @@ login() {
     and any(.warnings[]; test("inside the repeats. range 95-150"))' <<<"$output"
   assert_success
   run combine "[$(login 90 FAIL),$(login 95 FAIL),$(login 130 PASS)]"
-  run jq -e '.status == "FAIL" and .value == 95 and .unsure == true and (.why | test("median 95"))' <<<"$output"
+  run jq -e '.status == "FAIL" and .value == 95 and .unsure == true and (.why | startswith("repeat 2 (the median, 95 logins/s)"))' <<<"$output"
   assert_success
   run combine "[$(login 90 FAIL),$(login 80 FAIL),$(login 85 FAIL)]"
   run jq -e '.status == "FAIL" and (has("unsure") | not)' <<<"$output"
@@ -57,13 +65,72 @@ login() {
 @test "combine: a median that passes with most repeats failing on another condition fails, unsure" {
   run combine "[$(login 150 FAIL 30),$(login 160 FAIL 40),$(login 155 PASS 12)]"
   run jq -e '.status == "FAIL" and .value == 155 and .unsure == true
-    and (.why | startswith("2 of 3 repeats failed: p95 30 ms"))' <<<"$output"
+    and .why == "2 of 3 repeats failed; the median one, repeat 3, passed: repeat 1: 150 logins/s (p95 30 ms is above 20 ms); repeat 2: 160 logins/s (p95 40 ms is above 20 ms)"' <<<"$output"
   assert_success
+}
+
+@test "combine: a FAIL quotes the reason of the median repeat and names it, not the first failing repeat's" {
+  # login's row said "p95 52.4 ms" (repeat 1's) while the median repeat's p95 was 155 ms
+  run combine "[$(login 90 FAIL 52.4),$(login 130 PASS 12),$(login 95 FAIL 155)]"
+  run jq -r '"\(.status) \(.value) \(.why) \(.details.lat_ms.p95)"' <<<"$output"
+  assert_output 'FAIL 95 repeat 3 (the median, 95 logins/s): p95 155 ms is above 20 ms 155'
+  # the median passes the rate but fails on its p95: its reason, and how many repeats failed
+  run combine "[$(login 150 FAIL 52.4),$(login 160 PASS 12),$(login 155 FAIL 155)]"
+  run jq -r '"\(.status) \(.why)"' <<<"$output"
+  assert_output 'FAIL repeat 3 (the median, 155 logins/s): p95 155 ms is above 20 ms (2 of 3 repeats failed)'
+}
+
+@test "combine: unsure only where some repeats pass and some fail; a value equal to the target is no doubt" {
+  # errors 0/0/0 against 0 and concurrency 64/64/64 against 64 read "PASS (unsure)"
+  run combine "[$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",null,[]]'
+  run combine "[$(obj concurrency 64 PASS 64 '>=' clients),$(obj concurrency 64 PASS 64 '>=' clients),$(obj concurrency 64 PASS 64 '>=' clients)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",null,[]]'
+  # every repeat failed on p95: a sure FAIL, though the rates lie on both sides of the target
+  run combine "[$(login 90 FAIL 52),$(login 130 FAIL 155),$(login 150 FAIL 60)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["FAIL",null,[]]'
+  # the rates all pass, the verdicts differ (p95): unsure, and the warning says which repeats
+  run combine "[$(login 150 PASS 12),$(login 160 FAIL 40),$(login 155 PASS 12)]"
+  run jq -c '[.status, .unsure, .warnings]' <<<"$output"
+  assert_output '["PASS",true,["the repeats'"'"' verdicts differ (repeat 2 FAIL; repeats 1, 3 PASS): the verdict is unsure; more repeats or a longer DURATION tell"]]'
+}
+
+@test "combine: a target that allows none (errors, 0 %) fails with any failing repeat, and names it" {
+  # errors of 0 / 0 / 5 % passed by the median
+  run combine "[$(obj errors 0 PASS 0 '<=' %),$(obj errors 0 PASS 0 '<=' %),$(obj errors 5 FAIL 0 '<=' % '50 of 1000 requests failed')]"
+  run jq -c '[.status, .value, .why, .unsure]' <<<"$output"
+  assert_output '["FAIL",0,"repeat 3: 5 % (50 of 1000 requests failed)",null]'
+  run combine "[$(obj errors 0.5 FAIL 0 '<=' % '5 of 1000 requests failed'),$(obj errors 0 PASS 0 '<=' %),$(obj errors 2 FAIL 0 '<=' % '20 of 1000 requests failed')]"
+  run jq -c '[.status, .why, .unsure]' <<<"$output"
+  assert_output '["FAIL","repeat 1: 0.5 % (5 of 1000 requests failed); repeat 3: 2 % (20 of 1000 requests failed)",null]'
+  # a target above 0 is judged on the median as before
+  run combine "[$(obj errors 0 PASS 1 '<=' %),$(obj errors 0 PASS 1 '<=' %),$(obj errors 5 FAIL 1 '<=' % '50 of 1000 requests failed')]"
+  run jq -c '[.status, .unsure]' <<<"$output"
+  assert_output '["PASS",true]'
+}
+
+@test "combine: an even count of repeats gives a value one of them measured, not the midpoint" {
+  # 4/16/64/4 clients gave "10 clients"
+  run combine "[$(obj concurrency 4 FAIL 16 '>=' clients 'x'),$(obj concurrency 16 PASS 16 '>=' clients),$(obj concurrency 64 PASS 16 '>=' clients),$(obj concurrency 4 FAIL 16 '>=' clients 'x')]"
+  run jq -c '[.status, .value, .spread.median, .why]' <<<"$output"
+  assert_output '["FAIL",4,4,"repeat 1 (the median, 4 clients): x"]'
+}
+
+@test "result text: the median and the range the repeats measured, no '±' half range; one repeat, no range" {
+  run combine "[$(login 164 PASS),$(login 197 PASS),$(login 196 PASS)]"
+  run jq -r -L "$KIT_ROOT/lib" 'include "format"; result_text, progress_line, (.spread | keys | join(","))' <<<"$output"
+  assert_output $'196 logins/s (range 164–197, n=3)\nPASS\t196 logins/s (range 164–197, n=3)  (target ≥ 100 logins/s) [33 s]\nhalf_range_pct,max,median,min,n'
+  run combine "[$(login 150 PASS),null]"
+  run jq -r -L "$KIT_ROOT/lib" 'include "format"; result_text' <<<"$output"
+  assert_output '150 logins/s'
 }
 
 @test "combine: a repeat that did not run is null in repeats and left out of the figures" {
   run combine "[$(login 150 PASS),null,$(login 130 PASS)]"
-  run jq -e '.repeats == [150, null, 130] and .spread.n == 2 and .value == 140' <<<"$output"
+  run jq -e '.repeats == [150, null, 130] and .spread.n == 2 and .value == 130' <<<"$output"
   assert_success
 }
 
@@ -88,18 +155,38 @@ login() {
   assert_equal "${got[*]}" "${want[*]}"
 }
 
-@test "interleaved plan: once-metrics outside the repeats, the timed ones round by round" {
+@test "interleaved plan: startup outside the repeats, the others (memory too) round by round" {
+  # memory in every round (compare judges it on its repeats); startup once: its rounds are its repeats
   RUN_METRICS=(startup login metadata memory) REPEAT=2
   run repeat_plan
-  assert_output $'startup 0\nlogin 1\nmetadata 1\nlogin 2\nmetadata 2\nmemory 0'
+  assert_output $'startup 0\nlogin 1\nmetadata 1\nmemory 1\nlogin 2\nmetadata 2\nmemory 2'
   KIT_REPEAT_ORDER=blocks run repeat_plan
-  assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 0'
+  assert_output $'startup 0\nlogin 1\nlogin 2\nmetadata 1\nmetadata 2\nmemory 1\nmemory 2'
   # localdisk (the local disk's baseline) in the first round only, beside the fio metrics
   RUN_METRICS=(seqread localdisk metadata) REPEAT=3
   run repeat_plan
   assert_output $'seqread 1\nlocaldisk 1\nmetadata 1\nseqread 2\nmetadata 2\nseqread 3\nmetadata 3'
   KIT_REPEAT_ORDER=blocks run repeat_plan
   assert_output $'seqread 1\nseqread 2\nseqread 3\nlocaldisk 1\nmetadata 1\nmetadata 2\nmetadata 3'
+}
+
+@test "startup and recovery: the rounds are the row's repeats (run order), the value the slowest, the range printed" {
+  local d=$BATS_TEST_TMPDIR/raw n l r
+  local -a files=()
+  mkdir -p "$d"
+  # rounds of 400, 812 and 500 ms to the first login; 1.2, 2.5 and 1.8 s to the client's write
+  for n in 1 2 3; do
+    l=$(((n == 1 ? 400 : n == 2 ? 812 : 500) * 1000000)) r=$(((n == 1 ? 1200 : n == 2 ? 2500 : 1800) * 1000000))
+    printf '{"helper":"smb-wait-login","ok":true,"attempts":3,"first_success_ns":%s}\n' $((1000000000 + l)) >"$d/startup.$n.json"
+    printf '{"start_ns":1000000000,"recovered_ns":%s,"error":null,"mounted":"yes","mount_skip":""}\n' $((1000000000 + r)) >"$d/startup.$n.times.json"
+    files+=(--rawfile "raw:startup.$n.json" "$d/startup.$n.json" --rawfile "raw:startup.$n.times.json" "$d/startup.$n.times.json")
+  done
+  run env TARGET_STARTUP_LOGIN_MAX_MS=5000 TARGET_RECOVERY_MAX_S=30 jq -rn -L "$KIT_ROOT/lib" --arg metric startup \
+    --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null "${files[@]}" \
+    'include "verdict"; include "format"; include "metrics/startup"; raw_files | verdict
+     | "\(.metric) \(.repeats) \(.spread.median) \(.status) \(result_text)"'
+  assert_success
+  assert_output $'startup [400,812,500] 500 PASS 812 ms (range 400–812, n=3)\nrecovery [1.2,2.5,1.8] 1.8 PASS 2.5 s (range 1.2–2.5, n=3)'
 }
 
 @test "combine: a metric without a target (localdisk) passes on its repeats' verdicts, not on a median against nothing" {
