@@ -15,12 +15,11 @@
 # incomplete beta function by its continued fraction (Numerical Recipes, 6.4, modified Lentz);
 # checked against published t tables in tests/compare/stats.bats.
 
-# st_median: the median of an array of numbers (mean of the middle two for an even count).
+# st_median: the median of an array of numbers; for an even count the lower of the two middle
+# values, a value that was measured, as a run's row takes it (lib/repeat.jq).
 def st_median:
   sort as $s | ($s | length) as $n
-  | if $n == 0 then null
-    elif $n % 2 == 1 then $s[($n - 1) / 2]
-    else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end;
+  | if $n == 0 then null else $s[($n - 1) / 2 | floor] end;
 
 def st_mean: if length == 0 then null else add / length end;
 

@@ -42,13 +42,13 @@ verdict() {
   assert_equal "$(verdict "$OUT/compare.json" concurrency)" "no difference shown"
   assert_equal "$(verdict "$OUT/compare.json" seqwrite)" "not measured"
   run jq -e '.worse == true and .test.confidence == 95 and .test.alpha == 0.05 and .test.needs_n == 2
-    and (.metrics[] | select(.metric == "login") | .runs[1].median == 310.5 and .runs[1].n == 8
+    and (.metrics[] | select(.metric == "login") | .runs[1].median == 309 and .runs[1].n == 8
       and .runs[1].min == 298 and .runs[1].max == 322 and .versus[0].p < 0.001
       and (.versus[0].change_pct * 10 | round) == -244)' "$OUT/compare.json"
   assert_success
   run cat "$OUT/compare.md"
-  assert_line '| login | logins/s | 411 (range 398–421, n=8) | 311 (range 298–322, n=8) | −24.4 % [−26.3, −22.4] % worse (p<0.001, Holm p<0.001, n=8+8) |'
-  assert_line '| memory | MB | 0.615 (range 0.6–0.64, n=8) | 0.515 (range 0.5–0.54, n=8) | −16.2 % [−18.5, −13.9] % better (p<0.001, Holm p<0.001, n=8+8) |'
+  assert_line '| login | logins/s | 409 (range 398–421, n=8) | 309 (range 298–322, n=8) | −24.4 % [−26.3, −22.4] % worse (p<0.001, Holm p<0.001, n=8+8) |'
+  assert_line '| memory | MB | 0.61 (range 0.6–0.64, n=8) | 0.51 (range 0.5–0.54, n=8) | −16.2 % [−18.5, −13.9] % better (p<0.001, Holm p<0.001, n=8+8) |'
   assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.1, +0.1] % ~ no difference shown (p=1.000, Holm p=1.000, n=8+8) |'
   assert_line --partial 'At least one metric is worse with confidence (exit status 1).'
 }
@@ -87,7 +87,7 @@ verdict() {
   assert_output 'no difference shown,not measured'
   run cat "$OUT/compare.md"
   assert_line 'Nothing differs in the settings, the recorded smb.conf or the system between these runs.'
-  assert_line --partial '| login | logins/s | 411 (range 398–421, n=8) | 410 (range 399–420, n=8) | −0.1 % [−2.1, +1.9] % ~ no difference shown (p=0.900, Holm p=1.000, n=8+8) |'
+  assert_line --partial '| login | logins/s | 409 (range 398–421, n=8) | 408 (range 399–420, n=8) | −0.1 % [−2.1, +1.9] % ~ no difference shown (p=0.900, Holm p=1.000, n=8+8) |'
   refute_line --partial '% worse'
   refute_line --partial '% better'
 }

@@ -60,7 +60,7 @@ st() {
   assert_output '[]'
 }
 
-@test "stats: median of odd and even counts" {
-  run st '([3,1,2] | st_median), ([4,1,3,2] | st_median), ([] | st_median)'
-  assert_output $'2\n2.5\nnull'
+@test "stats: the median of an even count is the lower middle value, one that was measured" {
+  run st '([3,1,2] | st_median), ([4,1,3,2] | st_median), ([4,16,64,4] | st_median), ([] | st_median)'
+  assert_output $'2\n2\n4\nnull'
 }
