@@ -172,20 +172,35 @@ with_profile() {
   assert_equal "$creates" "$want"
 }
 
-# Exact: a login is one NTLMSSP exchange (two SESSION_SETUP requests: negotiate, then
-# authenticate) and one TREE_CONNECT (the server has host msdfs = no, so libsmbclient makes no
-# IPC$ tree connect for a DFS check); with no errors no login was retried.
-@test "wire: smb-login-storm's logins equal the TREE_CONNECTs, and SESSION_SETUPs are 2 per login" {
-  local ops tcons sess
+# Exact: a login is the guide's login and nothing more: NEGOTIATE, one NTLMSSP exchange (two
+# SESSION_SETUP requests: negotiate, then authenticate), one TREE_CONNECT (the server has host
+# msdfs = no, so libsmbclient makes no IPC$ tree connect for a DFS check), and the
+# TREE_DISCONNECT of the disconnect (libsmbclient sends no LOGOFF); plus the one query that
+# libsmbclient's tree connect itself makes, the share's file-system attributes (CREATE of the
+# share root, GETINFO of class 0x02 file system, CLOSE). No stat or other file operation: no
+# GETINFO of class 0x01 (file) and no second CREATE. With no errors no login was retried.
+@test "wire: each login of smb-login-storm is exactly the guide's requests, without a file operation" {
+  local ops cmd want got bad=
   on_wire storm "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC"
   assert_success
   jq_e '.ok == true and .errors == 0' <<<"$output" || fail "$output"
+  [[ -z $stderr ]] || fail "smb-login-storm wrote to stderr: $stderr"
   ops=$(jq .ops <<<"$output")
-  sess=$(req "$BATS_TEST_TMPDIR/storm.req" 1)
-  tcons=$(req "$BATS_TEST_TMPDIR/storm.req" 3)
-  echo "# smb-login-storm -w 2 -d 1: logins $ops, TREE_CONNECT requests $tcons, SESSION_SETUP requests $sess (2 per login: $((2 * ops)))" >&3
-  assert_equal "$tcons" "$ops"
-  assert_equal "$sess" "$((2 * ops))"
+  echo "# smb-login-storm -w 2 -d 1: logins $ops; requests by command: $(sort -n "$BATS_TEST_TMPDIR/storm.req" | tr '\n' ' ')" >&3
+  # command number -> requests per login: negotiate 1, session setup 2, tree connect 1,
+  # tree disconnect 1, create 1, close 1, getinfo 1
+  declare -A per=([0]=1 [1]=2 [3]=1 [4]=1 [5]=1 [6]=1 [16]=1)
+  while read -r cmd got; do
+    want=$((${per[$cmd]:-0} * ops))
+    [[ $got == "$want" ]] || bad+=" command $cmd: $got requests, expected $want;"
+  done <"$BATS_TEST_TMPDIR/storm.req"
+  for cmd in "${!per[@]}"; do
+    grep -q "^$cmd " "$BATS_TEST_TMPDIR/storm.req" || bad+=" command $cmd: none;"
+  done
+  got=$(wire_getinfo_classes "$BATS_TEST_TMPDIR/storm.pcapng" "$PORT")
+  echo "# GETINFO requests by class: $(tr '\n' ' ' <<<"$got")" >&3
+  [[ $got == "0x02 $ops" ]] || bad+=" GETINFO classes '$(tr '\n' ' ' <<<"$got")', expected only 0x02 (file system), $ops;"
+  [[ -z $bad ]] || fail "per login:$bad"
 }
 
 # The same counts as the wire tests, from smbd's own profile, with the same (exact) tolerances.
