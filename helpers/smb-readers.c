@@ -185,6 +185,8 @@ main(int argc, char *argv[])
 			continue;
 		connected++;
 		cdur = s->end > *p.go_ns ? (double)(s->end - *p.go_ns) / 1e9 : 0;
+		if (cdur > (double)p.window_ns / 1e9)
+			cdur = (double)p.window_ns / 1e9;	/* its ops are those inside */
 		iops = cdur > 0 ? (double)s->m.ops / cdur : 0;
 		if (isnan(min_iops) || iops < min_iops)
 			min_iops = iops;
