@@ -112,7 +112,7 @@ section() {
     run section "$m"
     if grep -q '^KIT_MOUNTED=no' "$W_ROOT/state/kit.env"; then
       assert_line --partial '**SKIP**'
-      assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) \((direct I/O|buffered: .*)\); Samba: not measured in this run\.$"
+      assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) \(buffered, as smbd\); Samba: not measured in this run\.$"
     else
       assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) .*; Samba reaches [0-9]+ % of it\.$"
     fi
