@@ -361,7 +361,7 @@ main(int argc, char *argv[])
 		error = "the delete phase stopped at the hard deadline";
 	if (error == NULL)
 		error = meas_first_error(&kinds);
-	ok = cm.ops > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
+	ok = cm.ops + cm.late > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
 	if (!ok && error == NULL)
 		error = left ? "files left behind" : "no file created";
 	jw_head(&w, "smb-files", ok, error);

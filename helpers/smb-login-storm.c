@@ -138,7 +138,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < (int)workers; i++)
 		meas_merge(&all, &r.slots[i]);
 	error = pool_error(&p, perr, sizeof(perr));
-	ok = all.ops > 0 && error == NULL;
+	ok = all.ops + all.late > 0 && error == NULL;
 	if (error == NULL)
 		error = meas_first_error(&all);
 	jw_head(&w, "smb-login-storm", ok, error ? error : "no login succeeded");

@@ -194,7 +194,7 @@ main(int argc, char *argv[])
 			max_iops = iops;
 	}
 	error = pool_error(&p, perr, sizeof(perr));
-	ok = connected > 0 && all.ops > 0 && error == NULL;
+	ok = connected > 0 && all.ops + all.late > 0 && error == NULL;
 	if (error == NULL)
 		error = meas_first_error(&all);
 	jw_head(&w, "smb-readers", ok, error ? error : "no read succeeded");

@@ -359,7 +359,7 @@ vg_clean() {
   vg "$d/wait" "$H/smb-wait-login" -A "$SMBD_CREDS" -t 20 "$UNC" >/dev/null
   vg_clean "$d/wait"
   vg "$d/storm" "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 2 "$UNC" >"$d/storm.json"
-  jq_e '.ok == true and .ops >= 2' "$d/storm.json"
+  jq_e '.ok == true and .ops + .late_ops >= 2' "$d/storm.json"
   vg_clean "$d/storm"
   (($(find "$d/storm" -name 'vg.*' | wc -l) == 3)) || fail "want logs of the parent and 2 workers"
   vg "$d/files" "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC" >"$d/files.json"
