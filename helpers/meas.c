@@ -22,6 +22,7 @@ pool_meas(struct pool *p, int i, struct meas *m)
 	hist_init(&m->elat);
 	m->per_s = p->per_s + (size_t)i * (size_t)p->nsec;
 	m->nsec = p->nsec;
+	m->windowed = 1;
 }
 
 static void
@@ -65,9 +66,13 @@ meas_ok(struct meas *m, int64_t t0, int64_t t1, const struct pool *p)
 {
 	int64_t k = (t1 - *p->go_ns) / 1000000000;
 
-	m->ops++;
 	m->end_ns = t1;
 	hist_add(&m->lat, (double)(t1 - t0) / 1e6);
+	if (m->windowed && t1 - *p->go_ns > p->window_ns) {
+		m->late++;
+		return;
+	}
+	m->ops++;
 	if (k >= 0 && k < m->nsec)
 		m->per_s[k]++;
 }
@@ -84,6 +89,7 @@ void
 meas_merge(struct meas *dst, const struct meas *src)
 {
 	dst->ops += src->ops;
+	dst->late += src->late;
 	dst->errors += src->errors;
 	if (src->end_ns > dst->end_ns)
 		dst->end_ns = src->end_ns;
@@ -115,12 +121,15 @@ meas_first_error(const struct meas *m)
 	return best ? best->msg : NULL;
 }
 
+/* the -d seconds from go; for a run stopped early, up to the last operation's end */
 double
 pool_window_s(const struct pool *p, const struct meas *m)
 {
-	if (*p->go_ns == 0 || m->end_ns <= *p->go_ns)
+	if (*p->go_ns == 0)
 		return 0;
-	return (double)(m->end_ns - *p->go_ns) / 1e9;
+	if (!(p->interrupted || g_stop) || m->end_ns - *p->go_ns > p->window_ns)
+		return (double)p->window_ns / 1e9;
+	return m->end_ns > *p->go_ns ? (double)(m->end_ns - *p->go_ns) / 1e9 : 0;
 }
 
 /* "worker 3: killed by signal 9" for a lost worker i, or "" */
@@ -182,6 +191,7 @@ pool_json(struct jw *w, const struct pool *p, const struct meas *m)
 	jw_bool(w, "interrupted", p->interrupted || g_stop);
 	jw_num(w, "window_s", win, 3);
 	jw_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
+	jw_int(w, "late_ops", (long long)m->late);
 	jw_arr(w, "per_s");
 	for (k = 0; k < p->nsec && *p->go_ns; k++) {
 		for (sum = 0, i = 0; i < p->started; i++)

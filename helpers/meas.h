@@ -23,7 +23,8 @@ struct errkind {
 };
 
 struct meas {
-	uint64_t	ops;		/* counted (successful) operations */
+	uint64_t	ops;		/* counted (successful) operations, ended inside the window */
+	uint64_t	late;		/* successful ones that ended after the window (late_ops) */
 	uint64_t	errors;		/* failed or timed-out ones, and set-up failures */
 	int64_t		end_ns;		/* when the last counted or failed operation ended */
 	struct hist	lat;		/* successful operations, ms */
@@ -32,11 +33,13 @@ struct meas {
 	uint64_t	other;		/* errors of further kinds */
 	uint32_t	*per_s;		/* nsec counters (set by pool_meas) */
 	int		nsec;
+	int		windowed;	/* set by pool_meas: ops ending after go + window are late */
 };
 
 /* in worker i: hist_init and its row of the pool's per-second counts */
 void	pool_meas(struct pool *p, int i, struct meas *m);
-/* an operation from t0 to t1 (mono ns): counted, or failed ("what: strerror(e)") */
+/* an operation from t0 to t1 (mono ns): counted (late when it ended after the window of a
+ * pool_meas measurement; its latency is kept either way), or failed ("what: strerror(e)") */
 void	meas_ok(struct meas *m, int64_t t0, int64_t t1, const struct pool *p);
 void	meas_fail(struct meas *m, int64_t t0, int64_t t1, const char *what, int e);
 /* a failure with no operation time (set-up: connect, mkdir, open) */
@@ -51,8 +54,8 @@ struct jw;
 /*
  * The keys every pool helper's line has (docs/CONTRACTS.md): workers_started,
  * workers_lost, worker_failures, interrupted, window_s, rate_per_s (ops over
- * the window), per_s, lat_ms, hist, err_lat_ms, error_kinds, first_error,
- * parent_cpu_ms. m is the merged measurement; per_s summed over workers.
+ * the window), late_ops, per_s, lat_ms, hist, err_lat_ms, error_kinds,
+ * first_error, parent_cpu_ms. m is the merged measurement; per_s summed over workers.
  */
 void	pool_json(struct jw *w, const struct pool *p, const struct meas *m);
 double	pool_window_s(const struct pool *p, const struct meas *m);
@@ -63,11 +66,12 @@ const char *pool_error(const struct pool *p, char *buf, size_t len);
  * (their -h is each one's synopsis; this is the part they share). */
 #define MEAS_USAGE_TIMES \
 	"Times: duration_s is the whole run (set-up, measurement, teardown); window_s\n" \
-	"is the measured window, from the moment the workers were released to the end\n" \
-	"of the last operation, counted or failed; rate_per_s = ops / window_s; per_s[k]\n" \
-	"counts the operations that ended in second k of the window (the first -d\n" \
-	"seconds).\n" \
-	"Latency: lat_ms and hist cover the successful operations; failed and\n" \
+	"is the measured window, the -d seconds from the moment the workers were\n" \
+	"released (for a run stopped early, to the end of its last operation); ops counts the\n" \
+	"operations that ended inside it, late_ops the successful ones that ended\n" \
+	"after it (a request in flight at the deadline); rate_per_s = ops / window_s;\n" \
+	"per_s[k] counts the operations that ended in second k of the window.\n" \
+	"Latency: lat_ms and hist cover the successful operations, late ones too; failed and\n" \
 	"timed-out ones count in errors, their times beside them in err_lat_ms.\n" \
 	"Every SMB request times out after 5 s; a TCP connect that gets no answer\n" \
 	"can take libsmbclient's own fixed connect timeout (5 s) on top.\n"

@@ -59,6 +59,7 @@ pool_start(struct pool *p, int n, int nsec, int (*fn)(struct pool *, int, void *
 	memset(p, 0, sizeof(*p));
 	p->n = n;
 	p->nsec = nsec < 1 ? 1 : nsec > PER_S_MAX ? PER_S_MAX : nsec;
+	p->window_ns = (int64_t)(nsec < 1 ? 1 : nsec) * 1000000000;
 	if ((p->pids = calloc((size_t)n, sizeof(pid_t))) == NULL ||
 	    (p->status = calloc((size_t)n, sizeof(int))) == NULL)
 		fatal("cannot allocate the worker table: %s", strerror(errno));

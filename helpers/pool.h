@@ -34,6 +34,7 @@ struct pool {
 	int64_t		*go_ns;		/* shared: when the workers were released (0 before) */
 	uint32_t	*per_s;		/* shared: n * nsec counters */
 	int		nsec;
+	int64_t		window_ns;	/* the measuring window: go to go + the -d seconds */
 	char		fork_error[ERRLEN];
 };
 
@@ -41,7 +42,7 @@ void	*shm_alloc(size_t len);
 void	 shm_free(void *p, size_t len);
 
 /* fn(p, i, arg) runs in worker i, which then _exit()s with its return value;
- * nsec: length of the per-second count (the -d seconds) */
+ * nsec: the -d seconds (the window, and the length of the per-second count) */
 void	pool_start(struct pool *p, int n, int nsec, int (*fn)(struct pool *, int, void *),
 	    void *arg);
 /* worker side */

@@ -71,8 +71,9 @@ MEAS_USAGE_TIMES
 "first delete to the last, over the workers that deleted something. Hard\n"
 "deadline: a worker stops deleting 2 * -d + 15 s after the workers were\n"
 "released (what is left is counted); workers alive 10 s later are killed.\n"
-"The top-level ops, errors, window_s, rate_per_s, per_s, lat_ms and hist are\n"
-"the create phase's (create.ops, create.rate_per_s, create.lat_ms repeat them).\n"
+"The top-level ops, late_ops, errors, window_s, rate_per_s, per_s, lat_ms and\n"
+"hist are the create phase's (create.ops, create.rate_per_s, create.lat_ms\n"
+"repeat them).\n"
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
@@ -293,7 +294,7 @@ main(int argc, char *argv[])
 	char perr[ERRLEN], probe[4096];
 	long workers = 8;
 	uint64_t left = 0, perdir = 0;
-	int64_t ds = 0, de = 0;
+	int64_t ds = 0, de = 0, ce;
 	int ch, i, ok, cut = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -360,7 +361,7 @@ main(int argc, char *argv[])
 		error = "the delete phase stopped at the hard deadline";
 	if (error == NULL)
 		error = meas_first_error(&kinds);
-	ok = cm.ops > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
+	ok = cm.ops + cm.late > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
 	if (!ok && error == NULL)
 		error = left ? "files left behind" : "no file created";
 	jw_head(&w, "smb-files", ok, error);
@@ -368,7 +369,8 @@ main(int argc, char *argv[])
 	jw_int(&w, "workers", workers);
 	jw_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
 	jw_int(&w, "errors", (long long)cm.errors);
-	phase(&w, "create", &cm, *p.go_ns, cm.end_ns);
+	ce = *p.go_ns + (int64_t)(pool_window_s(&p, &cm) * 1e9);	/* create.duration_s = window_s */
+	phase(&w, "create", &cm, *p.go_ns, ce);
 	phase(&w, "delete", &dm, ds, de);
 	jw_int(&w, "files_per_folder", (long long)perdir);
 	jw_int(&w, "left_behind", (long long)left);

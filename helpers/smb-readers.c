@@ -185,6 +185,8 @@ main(int argc, char *argv[])
 			continue;
 		connected++;
 		cdur = s->end > *p.go_ns ? (double)(s->end - *p.go_ns) / 1e9 : 0;
+		if (cdur > (double)p.window_ns / 1e9)
+			cdur = (double)p.window_ns / 1e9;	/* its ops are those inside */
 		iops = cdur > 0 ? (double)s->m.ops / cdur : 0;
 		if (isnan(min_iops) || iops < min_iops)
 			min_iops = iops;
@@ -192,7 +194,7 @@ main(int argc, char *argv[])
 			max_iops = iops;
 	}
 	error = pool_error(&p, perr, sizeof(perr));
-	ok = connected > 0 && all.ops > 0 && error == NULL;
+	ok = connected > 0 && all.ops + all.late > 0 && error == NULL;
 	if (error == NULL)
 		error = meas_first_error(&all);
 	jw_head(&w, "smb-readers", ok, error ? error : "no read succeeded");

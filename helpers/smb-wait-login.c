@@ -20,8 +20,8 @@
 
 static const char usage_text[] =
 "usage: smb-wait-login [-h] [-A file] [-i interval_ms] [-t timeout_s] target\n"
-"Logs in (new TCP connection, negotiate, session setup, tree connect, one\n"
-"stat, disconnect) every -i ms until a login works or -t s have passed. A\n"
+"Logs in (new TCP connection, negotiate, session setup, tree connect,\n"
+"disconnect) every -i ms until a login works or -t s have passed. A\n"
 "wrong password ends it at once (it cannot heal).\n"
 "  -A file         credentials: username=, password=, domain= lines (the file of\n"
 "                  smbclient -A and mount.cifs credentials=); a file others can\n"

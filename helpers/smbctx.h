@@ -23,6 +23,6 @@ void	client_home_remove(void);
 SMBCCTX	*ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len);
 void	ctx_purge(SMBCCTX *ctx);	/* drop cached connections: next call logs in again */
 void	ctx_free(SMBCCTX *ctx);
-/* a login: new connection, negotiate, session setup, tree connect (+ one stat) */
+/* a login: new connection, negotiate, session setup, tree connect; no file operation */
 int	smb_login(SMBCCTX *ctx, const char *share_url);
 #endif

@@ -1,7 +1,9 @@
 # lib/baseline.sh: the local-disk baseline: the fio jobs of seqwrite, seqread, randread and
 # randwrite run directly on SHARE_DIR's file system (in SHARE_DIR/local-baseline, same sizes,
-# direct I/O where the file system takes it), so a report can put "local disk" beside the Samba
-# figure and say "Samba reaches N % of it". Needs no mount and no smbd: it runs where the cifs
+# block sizes and depths), buffered as smbd reads and writes (the Samba metrics' --direct=1 is
+# the client's: smbd serves them through the server's page cache), so a report can put "local
+# disk" beside the Samba figure and say "Samba reaches N % of it" of like against like; with
+# DROP_CACHES=yes both start cold (the runner drops the page cache before each). Needs no mount and no smbd: it runs where the cifs
 # metrics SKIP. Sourced; functions only. Needs the settings, KIT_ROOT and
 # lib/fio.jq (or lib/fio.sh) for fio_summary.
 #
@@ -11,25 +13,13 @@
 # The same in steps, for a runner that records each command ('measure'): baseline_prepare JOB,
 # baseline_command JOB FIO_JSON (the fio command), baseline_result JOB FIO_JSON.
 #
-# OUT_JSON: {job, value, unit, path, fs_type, direct, direct_why, size_mb, bw_mbs,
-# iops, lat_ms, block, jobs, iodepth, errors, ok, why}; value is bw_mbs (seq) or iops (rand).
+# OUT_JSON: {job, value, unit, path, fs_type (findmnt's: ext4, xfs), direct (false), size_mb,
+# bw_mbs, iops, lat_ms, block, jobs, iodepth, errors, ok, why}; value is bw_mbs (seq) or iops
+# (rand).
 
 # baseline_dir: print the folder the baseline works in.
 baseline_dir() {
   printf '%s\n' "$SHARE_DIR/local-baseline"
-}
-
-# baseline_direct DIR: true when DIR's file system takes O_DIRECT writes; otherwise print the
-# reason (dd's message) and return 1.
-baseline_direct() {
-  local probe=$1/.direct-probe err
-  if err=$(dd if=/dev/zero of="$probe" bs=4096 count=1 oflag=direct status=none 2>&1); then
-    rm -f "$probe"
-    return 0
-  fi
-  rm -f "$probe"
-  printf '%s\n' "${err##*: }"
-  return 1
 }
 
 # baseline_job_args JOB DIR: print the fio options of JOB, one a line, as the Samba metric runs
@@ -60,16 +50,16 @@ baseline_files() {
   esac
 }
 
-# baseline_make_files COUNT DIR DIRECT(0|1): create DIR/data.0 .. COUNT-1 of DATA_FILE_MB where
-# missing or short; 1 when one could not be made (it is removed).
+# baseline_make_files COUNT DIR: create DIR/data.0 .. COUNT-1 of DATA_FILE_MB where missing or
+# short; 1 when one could not be made (it is removed).
 baseline_make_files() {
-  local n=$1 dir=$2 direct=$3 i f size
+  local n=$1 dir=$2 i f size
   for ((i = 0; i < n; i++)); do
     f=$dir/data.$i
     size=$(stat -c %s "$f" 2>/dev/null) || size=0
     ((size >= DATA_FILE_MB * 1048576)) && continue
     if ! timeout $((DATA_FILE_MB / 5 + 120)) fio --name=create --filename="$f" --rw=write --bs=1M \
-      --iodepth=8 --direct="$direct" --ioengine=libaio --size="${DATA_FILE_MB}M" --end_fsync=1 \
+      --iodepth=8 --ioengine=libaio --size="${DATA_FILE_MB}M" --end_fsync=1 \
       --output-format=json --output=/dev/null >/dev/null 2>&1; then
       rm -f "$f"
       return 1
@@ -88,24 +78,19 @@ baseline_summary() {
   fi
 }
 
-# baseline_prepare JOB: make the folder and JOB's data files; set BASELINE_DIR, BASELINE_FS,
-# BASELINE_DIRECT (1|0) and BASELINE_DIRECT_WHY (why not direct, or empty). 1 with BASELINE_WHY
-# (one line) when the baseline cannot run.
+# baseline_prepare JOB: make the folder and JOB's data files; set BASELINE_DIR and BASELINE_FS
+# (the file system type, findmnt's). 1 with BASELINE_WHY (one line) when the baseline cannot run.
 baseline_prepare() {
-  local why
-  BASELINE_DIR=$(baseline_dir) BASELINE_DIRECT=1 BASELINE_DIRECT_WHY='' BASELINE_WHY=''
+  BASELINE_DIR=$(baseline_dir) BASELINE_WHY=''
   if ! command -v fio >/dev/null 2>&1; then
     BASELINE_WHY="fio is not installed"
   elif ! mkdir -p "$BASELINE_DIR" 2>/dev/null; then
     BASELINE_WHY="cannot create '$BASELINE_DIR'"
   fi
   [[ -z $BASELINE_WHY ]] || return 1
-  if ! why=$(baseline_direct "$BASELINE_DIR"); then
-    BASELINE_DIRECT=0
-    BASELINE_DIRECT_WHY="the file system of '$BASELINE_DIR' refuses direct I/O ($why): buffered I/O, the page cache is in the figure"
-  fi
-  BASELINE_FS=$(stat -f -c %T "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=unknown
-  if ! baseline_make_files "$(baseline_files "$1")" "$BASELINE_DIR" "$BASELINE_DIRECT"; then
+  BASELINE_FS=$(findmnt -no FSTYPE --target "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=''
+  BASELINE_FS=${BASELINE_FS:-unknown}
+  if ! baseline_make_files "$(baseline_files "$1")" "$BASELINE_DIR"; then
     BASELINE_WHY="could not create the ${DATA_FILE_MB} MB data files in '$BASELINE_DIR' (disk full?)"
     return 1
   fi
@@ -114,7 +99,7 @@ baseline_prepare() {
 # baseline_command JOB FIO_JSON: print the whole fio command of JOB (after baseline_prepare),
 # one word a line, its JSON to FIO_JSON: for 'measure' or to run as it is.
 baseline_command() {
-  printf '%s\n' fio --name="baseline-$1" --direct="$BASELINE_DIRECT"
+  printf '%s\n' fio --name="baseline-$1" --direct=0
   baseline_job_args "$1" "$BASELINE_DIR"
   printf '%s\n' --output="$2"
 }
@@ -131,15 +116,14 @@ baseline_result() {
     return 0
   fi
   jq -c --arg job "$job" --arg kind "$kind" --argjson seq "$seq" --arg path "$BASELINE_DIR" \
-    --arg fs "$BASELINE_FS" --argjson direct "$BASELINE_DIRECT" --arg dwhy "$BASELINE_DIRECT_WHY" \
+    --arg fs "$BASELINE_FS" \
     --argjson mb "$DATA_FILE_MB" --argjson sj "$SEQ_STREAMS" --argjson sq "$SEQ_QUEUE_DEPTH" \
     --argjson rj "$RANDOM_JOBS" --argjson rq "$RANDOM_QUEUE_DEPTH" '
     .[$kind] as $d
     | {job: $job, ok: (.errors == 0),
        value: (if $seq == 1 then $d.bw_mbs else $d.iops end),
        unit: (if $seq == 1 then "MB/s" else "IOPS" end),
-       path: $path, fs_type: $fs, direct: ($direct == 1),
-       direct_why: (if $dwhy == "" then null else $dwhy end), size_mb: $mb,
+       path: $path, fs_type: $fs, direct: false, size_mb: $mb,
        bw_mbs: $d.bw_mbs, iops: $d.iops, lat_ms: $d.lat_ms,
        block: (if $seq == 1 then "1 MiB" else "4 KiB" end),
        jobs: (if $seq == 1 then $sj else $rj end), iodepth: (if $seq == 1 then $sq else $rq end),
@@ -165,7 +149,7 @@ baseline_run() {
 }
 
 # baseline_vs SAMBA_VALUE OUT_JSON: print {local, unit, samba, samba_pct, direct, text} for a
-# metric's details (lib/baseline.jq baseline_vs): e.g. "local disk 850 MB/s (direct I/O); Samba
+# metric's details (lib/baseline.jq baseline_vs): e.g. "local disk 850 MB/s (buffered, as smbd); Samba
 # reaches 42 % of it". samba_pct is null when either figure is missing.
 baseline_vs() {
   jq -L "$KIT_ROOT/lib" -c --argjson samba "${1:-null}" 'include "baseline"; baseline_vs($samba)' "$2"

@@ -4,8 +4,10 @@
 #   jq -L "$KIT_ROOT/lib" 'include "profile"; ...'
 #
 # Samba counts in microseconds of wall time inside smbd, from the moment a request is taken off
-# the socket to the moment its answer is queued ('time' = elapsed minus 'idle', the time an
-# async request waited), for every SMB2 command; 'count' level counts only (times stay 0).
+# the socket to the moment its answer is queued, for every SMB2 command; 'time' includes 'idle',
+# the time an async request waited pending (smbprofile.h, _SMBPROFILE_TIMER_ASYNC_END:
+# time += now - start; idle += idle_time), and the kit uses 'time' as it is (busy time would
+# be time - idle); 'count' level counts only (times stay 0).
 # Each smbd process writes its counters to smbprofile.tdb at most 1 s after it worked, and when
 # it exits; 'smbstatus -P' prints the sum of all of them since smbd started.
 include "clientcpu";

@@ -82,7 +82,8 @@ def cifs_counts($ev):
 
 # sv_count($metric; $server): what the client said it did against what smbd counted, for the
 # measurements whose counts the server's must equal (docs/server-view.md: checked on a real
-# smbd): login (logins tried = connects), metadata (files created = Write calls, files of at
+# smbd; a helper's late_ops, done after its window, are on the server too): login (logins
+# tried = connects), metadata (files created = Write calls, files of at
 # least 1 byte), concurrency (reads = Read calls), and fio through the kernel client (seqread,
 # seqwrite, randread, randwrite, and the steady run of latency and errors: fio's requests =
 # Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is one
@@ -94,15 +95,15 @@ def sv_count($metric; $server):
     | select(type == "object" and .helper != null)];
   if ($server.available | not) then null
   elif $metric == "login" then
-    (helper_lines("login") | map((.ops | n) + (.errors | n)) | add) as $c
+    (helper_lines("login") | map((.ops | n) + (.late_ops | n) + (.errors | n)) | add) as $c
     | if $c == null then null
       else profile_count_check("logins"; $c; $server.connects; sv_tolerance_pct) end
   elif $metric == "metadata" and (($ENV.SMALL_FILE_KB // "0") | tonumber? // 0) > 0 then
-    (helper_lines("metadata") | map(.create.ops | n) | add) as $c
+    (helper_lines("metadata") | map((.create.ops | n) + (.late_ops | n)) | add) as $c
     | if $c == null then null
       else profile_count_check("files written"; $c; ([$server.commands[] | select(.samba == "write") | .calls] | add // 0); sv_tolerance_pct) end
   elif $metric == "concurrency" then
-    (helper_lines("concurrency") | map((.ops | n) + (.errors | n)) | add) as $c
+    (helper_lines("concurrency") | map((.ops | n) + (.late_ops | n) + (.errors | n)) | add) as $c
     | if $c == null then null
       else profile_count_check("reads"; $c; ([$server.commands[] | select(.samba == "read") | .calls] | add // 0); sv_tolerance_pct) end
   elif $metric == "latency" or $metric == "errors" then

@@ -15,7 +15,7 @@ def step($n):
       | used_us($ev) as $cpu | ($ev.probes.smbdlog.fork_failed // 0) as $forks
       | {clients: $n, connected: $c, errors: $e, ops: ($f.ops // 0), iops: $f.rate_per_s, p50_ms: $f.lat_ms.p50, p99_ms: $p,
          per_client_iops: (if $f.per_client then "\($f.per_client.min_iops | round)-\($f.per_client.max_iops | round)" else null end),
-         cpu_us: $cpu, cpu_per_read_us: per_op($cpu; $f.ops // 0),
+         cpu_us: $cpu, cpu_per_read_us: per_op($cpu; ($f.ops // 0) + ($f.late_ops // 0)),
          failed_p99_ms: (if $e > 0 then $f.err_lat_ms.p99 else null end),
          kept_up: ($c == $n and $e == 0 and $p != null and $p <= $max and $f.ok == true),
          why: ([(if $c < $n then "\($n - $c) of \($n) clients could not connect"

@@ -4,6 +4,7 @@
 include "verdict";
 include "fio";
 include "baseline";
+include "format";
 
 # localdisk_samba($job): Samba's figure of $job in this run (MB/s or IOPS), or null.
 def localdisk_samba($job):
@@ -23,7 +24,8 @@ def verdict:
       else
         {value: ([$rows[] | select(.ok)] | length),
          status: (if all($rows[]; .ok) then "PASS" else "FAIL" end),
-         why: ([$rows[] | select(.ok | not) | "\(.job): \(.err // "no result")"] | why_join),
+         why: ([$rows[] | if .ok then "\(.job) \(.local | fixed(if . >= 100 then 0 else 1 end)) \(.unit)"
+                  else "\(.job): \(.err // "no result")" end] | why_join),
          details: {
            jobs: [$rows[] | {job, local_disk: .local, unit, samba: .samba,
              samba_pct: (if .samba_pct == null then null else (.samba_pct | round) end),

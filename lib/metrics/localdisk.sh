@@ -26,7 +26,8 @@ localdisk_estimate() {
 }
 
 # localdisk_measure: each job through 'measure localdisk.JOB' (fio's JSON raw/localdisk.JOB.fio.json),
-# then its baseline object raw/localdisk.JOB.json (lib/baseline.sh baseline_result).
+# then its baseline object raw/localdisk.JOB.json (lib/baseline.sh baseline_result); with
+# DROP_CACHES=yes each starts cold, as the Samba metrics do (raw/localdisk.JOB.drop.json).
 localdisk_measure() {
   local job raw=$RUN_DIR/raw
   local -a cmd
@@ -40,6 +41,7 @@ localdisk_measure() {
       return 1
     fi
     mapfile -t cmd < <(baseline_command "$job" "$raw/localdisk.$job.fio.json")
+    fio_drop_caches "localdisk.$job"
     measure -o .fio.log "localdisk.$job" $((DURATION * 2 + 60)) -- "${cmd[@]}" || true
     [[ -s $raw/localdisk.$job.fio.log ]] || rm -f "$raw/localdisk.$job.fio.log"
     baseline_result "$job" "$raw/localdisk.$job.fio.json" >"$raw/localdisk.$job.json"

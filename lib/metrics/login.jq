@@ -4,9 +4,10 @@ include "verdict";
 include "format";
 
 # per_login_ms($line; $ev): smbd CPU ms per login attempt of a storm (successful and failed: a
-# refused login costs smbd a process and a password check too), or null.
+# refused login costs smbd a process and a password check too; late ones, done after the
+# window but inside the CPU reading, too), or null.
 def per_login_ms($line; $ev):
-  per_op(used_us($ev); ($line.ops // 0) + ($line.errors // 0)) | if . == null then null else (. | round) / 1000 end;
+  per_op(used_us($ev); ($line.ops // 0) + ($line.late_ops // 0) + ($line.errors // 0)) | if . == null then null else (. | round) / 1000 end;
 
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",

@@ -8,6 +8,8 @@
 #   wire_requests PCAP PORT  'CMD COUNT' lines: the SMB2 requests in PCAP, by command number
 #                            (0 negotiate, 1 session setup, 3 tree connect, 5 create, 6 close,
 #                            8 read, 9 write), every request of a compound counted
+#   wire_getinfo_classes PCAP PORT  'CLASS COUNT' lines: the GETINFO requests by info type
+#                            (0x01 file, 0x02 file system, 0x03 security)
 
 # The capture filter also takes UDP to WIRE_PROBE_PORT on 127.0.0.1, where nothing listens.
 # wire_start sends datagrams there until one is in the file, so the capture has really begun
@@ -74,4 +76,9 @@ wire_requests() { # <pcap> <port>
       for (i = 1; i <= n; i++) if (r[i] == "0" || r[i] == "False") q[c[i]]++
     }
     END { for (k in q) print k, q[k] }'
+}
+
+wire_getinfo_classes() { # <pcap> <port>
+  tshark -r "$1" -d "tcp.port==$2,nbss" -Y 'smb2.cmd == 16 && smb2.flags.response == 0' \
+    -T fields -e smb2.class 2>/dev/null | tr ',' '\n' | sort | uniq -c | awk '{ print $2, $1 }'
 }

@@ -11,7 +11,7 @@ setup() {
   [[ -x $KIT_ROOT/helpers/cgcpu ]] || make -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || skip "helpers do not build"
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings registry child measure fio results run
+  common_source_libs "$KIT_ROOT" settings registry child measure fio baseline results run
   registry_load
   measure_load "$KIT_ROOT"
   settings_defaults
@@ -180,4 +180,27 @@ metric() {
   assert_output $'yes\n0'
   run cat "$FIO_DROP_CACHES_FILE"
   assert_output 3
+}
+
+# Issue 20, item 3: the local-disk baseline compares like with like: buffered as smbd reads and
+# writes (Samba's --direct=1 is the client's), the same block size and depth, cold like the
+# Samba runs with DROP_CACHES=yes; its row shows its own figures, and the file system's real
+# type is findmnt's ('ext2/ext3' was stat -f's name for ext4).
+@test "localdisk: buffered like smbd, cold with DROP_CACHES=yes, its IOPS in its row, findmnt's file-system type" {
+  local fs
+  RUN_METRICS=(randread localdisk) DROP_CACHES=yes
+  local drop=$BATS_TEST_TMPDIR/drop_caches
+  FIO_DROP_CACHES_FILE=$drop
+  metric localdisk
+  run jq -e '.jobs[0]["job options"].direct == "0" and .jobs[0]["job options"].bs == "4k"
+    and .jobs[0]["job options"].iodepth == "16" and .jobs[0]["job options"].rw == "randread"' \
+    "$RUN_DIR/raw/localdisk.randread.fio.json"
+  assert_success
+  [[ $(<"$drop") == 3 ]] || fail "the page cache was not dropped before the baseline"
+  run jq -c . "$RUN_DIR/raw/localdisk.randread.drop.json"
+  assert_output '{"done":true}'
+  fs=$(findmnt -no FSTYPE --target "$SHARE_DIR")
+  run jq -r --arg fs "$fs" '[.status, .why, (.details.jobs[0] | .file_system == $fs and .direct_io == false),
+    (.details.notes[0] | test("buffered, as smbd"))] | map(tostring) | join(" | ")' "$RUN_DIR/metrics/localdisk.json"
+  assert_output --regexp '^PASS \| randread [0-9]+ IOPS \| true \| true$'
 }

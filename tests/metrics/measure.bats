@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/metrics/measure.bats: the measuring runner (lib/measure.sh) and its probe interface
 # (docs/CONTRACTS.md, section 5) with probes defined here, as another engineer would add one.
-# shellcheck disable=SC2016,SC2034,SC2317 # sh and jq programs; read by the sourced libraries; probes are called by them
+# shellcheck disable=SC2016,SC2034,SC2317,SC2030,SC2031 # sh and jq programs; read by the sourced libraries; probes are called by them; each test sets its own MEASURE_PROBES
 
 setup() {
   load '../test_helper/common-setup'
@@ -74,4 +74,27 @@ probe_silent_after() { echo "after silent" >>"$PROBE_LOG" && return 1; }
   run jq -e '.probes.cgcpu | .available and .source == "proc" and .used_us == .after_us - .before_us' \
     "$RUN_DIR/raw/busy.evidence.json"
   assert_success
+}
+
+# Issue 20, item 2: what a measurement before left dirty (randwrite's writes in the page cache)
+# is written out before the next one starts, outside its window, and the evidence shows the
+# Dirty and Writeback found and at the start. The kit's own probe list, run for real on a
+# folder of the disk (not tmpfs, whose pages are never Dirty).
+@test "measure: the writeback probe, first of the list, writes out what was left dirty before the measurement" {
+  local p
+  SHARE_DIR=$(mktemp -d "$KIT_ROOT/.measure-writeback.XXXXXX")
+  measure_load "$KIT_ROOT"
+  assert_equal "${MEASURE_PROBES[0]}" writeback
+  MEASURE_PROBES=(writeback)
+  # 64 MB written and not synced: Dirty holds them until the kernel writes them out
+  dd if=/dev/zero of="$SHARE_DIR/dirty" bs=1M count=64 status=none
+  measure after 10 -- sh -c 'grep -E "^(Dirty|Writeback):" /proc/meminfo | tr -s " " | tr "\n" " "' >"$BATS_TEST_TMPDIR/meminfo"
+  rm -rf "$SHARE_DIR"
+  p=$(jq -c .probes.writeback "$RUN_DIR/raw/after.evidence.json")
+  echo "# $p; the command saw: $(cat "$RUN_DIR/raw/after.json")" >&3
+  jq -e '.available and .flushed and .settled and .waited_s < 6
+    and .found.dirty_kb + .found.writeback_kb >= 32768
+    and .dirty_kb + .writeback_kb <= .small_kb and .small_kb == 16384
+    and (.after.dirty_kb | type == "number") and (.after.writeback_kb | type == "number")' <<<"$p" ||
+    fail "$p"
 }

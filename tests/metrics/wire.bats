@@ -73,9 +73,9 @@ section() {
   assert_output $'logins true 1\nfiles written true 1\nreads true 1'
   # independent: the helpers' own lines
   run jq -r '.metrics.login.details.server.connects' "$R"
-  assert_output "$(jq '.ops + .errors' "$W_RUN/raw/login.json")"
+  assert_output "$(jq '.ops + .late_ops + .errors' "$W_RUN/raw/login.json")"
   run jq -r '.metrics.concurrency.details.server.commands[] | select(.command == "Read") | .calls' "$R"
-  assert_output "$(jq -s 'map(.ops + .errors) | add' "$W_RUN"/raw/concurrency.[0-9]*.json)"
+  assert_output "$(jq -s 'map(.ops + .late_ops + .errors) | add' "$W_RUN"/raw/concurrency.[0-9]*.json)"
   run section login
   assert_line --regexp '^Client against server: the client reported [0-9]+ logins, smbd counted [0-9]+ \(equal; tolerance 1 %\)\.$'
   run jq -r '[.metrics[].warnings[] | select(test("the server counted"))] | length' "$R"
@@ -112,7 +112,7 @@ section() {
     run section "$m"
     if grep -q '^KIT_MOUNTED=no' "$W_ROOT/state/kit.env"; then
       assert_line --partial '**SKIP**'
-      assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) \((direct I/O|buffered: .*)\); Samba: not measured in this run\.$"
+      assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) \(buffered, as smbd\); Samba: not measured in this run\.$"
     else
       assert_line --regexp "^Local disk \(\`localdisk\`\): local disk [0-9.]+ (MB/s|IOPS) .*; Samba reaches [0-9]+ % of it\.$"
     fi
