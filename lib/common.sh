@@ -129,6 +129,21 @@ common_on_exit() {
   exit "$status"
 }
 
+# common_publish TMP DEST: make the finished temp file TMP readable by everyone (0644; results
+# hold no secret, and mktemp makes 0600) and rename it to DEST.
+common_publish() {
+  chmod 0644 -- "$1" && mv -f -- "$1" "$2"
+}
+
+# common_readable FILE: 0 when FILE can be opened for reading, else 1 with
+# "error: cannot read 'FILE': REASON" (e.g. Permission denied) on stderr.
+common_readable() {
+  local err
+  err=$({ : <"$1"; } 2>&1) && return 0
+  printf "%serror:%s cannot read '%s': %s\n" "${C_RED:-}" "${C_OFF:-}" "$1" "${err##*: }" >&2
+  return 1
+}
+
 # common_have CMD: true when CMD is on PATH.
 common_have() {
   command -v "$1" >/dev/null 2>&1
