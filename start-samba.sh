@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: start-samba.sh [-h]
+# Usage: start-samba.sh [-h | --version]
 # Summary: start the kit's isolated test smbd, its nft redirect and the cifs mount
 #
 # Checks every setting first and changes nothing when one is wrong. Then: installs missing

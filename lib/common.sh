@@ -38,8 +38,25 @@ common_usage() {
   sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$1"
 }
 
+# common_kit_version ROOT: print the kit's version: ROOT/VERSION (the one place it is written),
+# then "(git describe --always --dirty)" when ROOT is a git checkout, e.g. "0.1.0 (842edf8)".
+common_kit_version() {
+  local root=$1 v desc=''
+  v=$(head -n 1 "$root/VERSION" 2>/dev/null) || v=''
+  if [[ -e $root/.git ]] && common_have git; then
+    desc=$(timeout 5 git -C "$root" describe --always --dirty 2>/dev/null) || desc=''
+  fi
+  printf '%s%s\n' "${v:-unknown}" "${desc:+ ($desc)}"
+}
+
+# common_version ROOT: the line --version prints: "samba-perf-test VERSION (git describe)".
+common_version() {
+  printf 'samba-perf-test %s\n' "$(common_kit_version "$1")"
+}
+
 # common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes
-# no arguments; -h/--help prints SCRIPT's usage and exits 0, anything else is a usage error.
+# no arguments; -h/--help prints SCRIPT's usage and exits 0, --version the kit's version
+# (KIT_ROOT), anything else is a usage error.
 common_init_no_args() {
   local script=$1
   shift
@@ -48,6 +65,10 @@ common_init_no_args() {
   case ${1:-} in
     -h | --help)
       common_usage "$script"
+      exit 0
+      ;;
+    --version)
+      common_version "$KIT_ROOT"
       exit 0
       ;;
     '') ;;

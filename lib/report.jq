@@ -94,6 +94,7 @@ def verdict_md($c):
   "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
   "| Samba | \($s.samba_version // "?") |",
   "| fio | \($s.fio_version // "not installed") |",
+  "| Kit | samba-perf-test \($s.kit_version // "(version not recorded)") |",
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   (($s.server_settings // null) as $ss
    | if $ss == null then empty else

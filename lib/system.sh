@@ -1,5 +1,5 @@
-# lib/system.sh: the run's system record (system.json): host, versions, how the service runs,
-# the mount, and what smbstatus says about the sessions' signing and encryption.
+# lib/system.sh: the run's system record (system.json): the kit's version, host, versions, how
+# the service runs, the mount, and what smbstatus says about the sessions' signing and encryption.
 # Sourced; functions only.
 
 # system_record: write system.json (host, versions, how the service runs, mount, the server's
@@ -22,9 +22,10 @@ system_record() {
     --arg changed "$changed" --arg requested "$requested" --arg started "$RUN_STARTED_AT" \
     --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
     --argjson server "${SERVERCONF_JSON:-null}" --argjson lookup "$lookup" \
+    --arg kit "$(common_kit_version "$KIT_ROOT")" \
     '($changed | split("\n") | map(select(. != ""))) as $changed
     | ($requested | split("\n") | map(select(. != ""))) as $requested
-    | {host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
+    | {kit_version: $kit, host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
       fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
       cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
       mount_skip: $skip, mount_opts: $opts, server_settings: $server, sessions: $sessions,

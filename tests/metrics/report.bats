@@ -200,3 +200,18 @@ copy_fixture() {
   assert_failure 1
   assert_equal "$stderr" "error: cannot read '$PUB/nobody/copy/system.json': Permission denied"
 }
+
+@test "report: the header names the kit's version from system.json" {
+  dir=$(copy_fixture run-pass)
+  jq '.kit_version = "0.1.0 (842edf8)"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| Kit | samba-perf-test 0.1.0 (842edf8) |'
+  # a run recorded before the version was
+  dir=$(copy_fixture run-fail)
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| Kit | samba-perf-test (version not recorded) |'
+}
