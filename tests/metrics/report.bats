@@ -215,3 +215,20 @@ copy_fixture() {
   run cat "$dir/report.md"
   assert_line '| Kit | samba-perf-test (version not recorded) |'
 }
+
+@test "report: the header names the CPU and its crypto flags, and says what (partial) signing means" {
+  dir=$(copy_fixture run-pass)
+  jq '.cpu = {model: "AMD EPYC", arch: "x86", crypto: {aes: true, pclmulqdq: true, sha_ni: false, avx2: true}}
+    | .sessions.signing = "AES-128-GMAC (partial)"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| CPU | AMD EPYC; crypto flags present: aes, pclmulqdq, avx2; absent: sha_ni (aes is AES-NI) |'
+  assert_line --regexp '^\| What \(partial\) means \| smbstatus saw signed and also unsigned requests in the session .*SIGNING=mandatory.* \|$'
+  # full signing and no encryption: nothing to explain
+  jq '.sessions.signing = "AES-128-GMAC"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  run cat "$dir/report.md"
+  refute_line --partial '(partial) means'
+  refute_line --partial '| CPU |'
+}

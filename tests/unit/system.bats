@@ -33,3 +33,21 @@ record() {
   run jq -r '.kit_version' "$RUN_DIR/system.json"
   assert_output "$want"
 }
+
+@test "system record: the CPU's model and crypto flags from /proc/cpuinfo (x86 and arm)" {
+  # the first cpu advice is about AES-NI, and nothing said whether this CPU has it
+  local f=$BATS_TEST_TMPDIR/cpuinfo
+  printf 'processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz\nflags\t\t: fpu sse2 pclmulqdq aes avx avx2 sha_nix\n\nprocessor\t: 1\nmodel name\t: other\nflags\t\t: fpu\n' >"$f"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/system.sh"; system_cpu "$2"' _ "$KIT_ROOT" "$f"
+  assert_success
+  assert_output '{"model":"Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz","arch":"x86","crypto":{"aes":true,"pclmulqdq":true,"sha_ni":false,"avx2":true}}'
+  printf 'processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd aes pmull sha1 crc32\nCPU implementer\t: 0x41\n' >"$f"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/system.sh"; system_cpu "$2"' _ "$KIT_ROOT" "$f"
+  assert_output '{"model":null,"arch":"arm","crypto":{"aes":true,"pmull":true,"sha2":false}}'
+  # the record has this host's own
+  run record
+  assert_success
+  run jq -e --argjson want "$(bash -c 'source "$1/lib/common.sh"; source "$1/lib/system.sh"; system_cpu /proc/cpuinfo' _ "$KIT_ROOT")" \
+    '.cpu == $want and (.cpu.crypto | type) == "object"' "$RUN_DIR/system.json"
+  assert_success
+}
