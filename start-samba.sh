@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: start-samba.sh [-h]
+# Usage: start-samba.sh [-h | --version]
 # Summary: start the kit's isolated test smbd, its nft redirect and the cifs mount
 #
 # Checks every setting first and changes nothing when one is wrong. Then: installs missing
@@ -50,7 +50,6 @@ start_dirs() {
   state_dir_make "$STATE_DIR" 0755
   for d in private lock state cache pid ncalrpc bind-dns; do mkdir -p "$STATE_DIR/$d"; done
   chmod 0700 "$STATE_DIR/private"
-  state_dir_make "$LOG_DIR" 0750
   state_dir_make "$MOUNT_POINT" 0755
 }
 
@@ -97,7 +96,8 @@ main() {
   common_check_space "$STATE_DIR" 16
   START_CHANGED=yes
 
-  deps_ensure
+  state_dir_make "$LOG_DIR" 0750 # root only; the package install's log is its first file
+  DEPS_LOG=$LOG_DIR/packages.log deps_ensure
   start_require_cmds smbd testparm smbpasswd pdbedit smbclient nft ss
   deps_build_helpers "$KIT_ROOT"
   start_dirs

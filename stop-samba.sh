@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: stop-samba.sh [-h]
+# Usage: stop-samba.sh [-h | --version]
 # Summary: stop the kit's test smbd: unmount the share, stop the service, remove the nft table
 #
 # Keeps the configuration, the test user and the share data: start-samba.sh starts it again,

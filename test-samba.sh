@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Usage: test-samba.sh [-h] [-r N] [METRIC...]
+# Usage: test-samba.sh [-h | --version] [-r N] [METRIC...]
 #        test-samba.sh sweep [-r N] [-f FILE] [--variant 'KEY=V ...']... [METRIC...]
 #        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
-#        test-samba.sh cleanup
-#        test-samba.sh report RUN_DIR | --advice-md | --sync-docs FILE
-#        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
+#        test-samba.sh cleanup [-h]
+#        test-samba.sh report [-h] RUN_DIR | --advice-md | --sync-docs FILE
 # Summary: measure the started test smbd, or remove every trace of the kit
 #
 # With no METRIC, runs every metric (listed below with -h, in run order) against the
@@ -21,9 +20,11 @@
 # 'cleanup' stops the test server and removes its unit, config, state, logs, share
 # data, test account, nftables table and SELinux rules. results/ is kept.
 #
-# 'report RUN_DIR' rebuilds RUN_DIR/results.json and report.md from the folder alone;
-# '--advice-md' prints the advice of lib/advice.json as README.md carries it, and
-# '--sync-docs FILE' rewrites those blocks in FILE.
+# 'report RUN_DIR' rebuilds RUN_DIR/results.json, report.md, charts/ and report.html from the
+# folder alone; '--advice-md' prints the advice of lib/advice.json as README.md carries it,
+# and '--sync-docs FILE' rewrites those blocks in FILE.
+#
+# '--version' prints the kit's version (VERSION, and git describe in a git checkout).
 #
 # 'compare RUN_A RUN_B ...' compares results folders metric by metric against RUN_A and
 # writes compare.md, compare.json, compare.html and charts/ (see 'compare -h'); it needs
@@ -60,6 +61,9 @@ report_command() {
     --sync-docs)
       (($# == 2)) || usage_die "report --sync-docs takes one file"
       report_sync_docs "$2"
+      ;;
+    -h | --help)
+      usage
       ;;
     '' | -*) usage_die "report needs a run folder" ;;
     *)
@@ -100,8 +104,17 @@ main() {
       usage
       return 0
       ;;
+    --version)
+      common_version "$KIT_ROOT"
+      ;;
     cleanup)
       shift
+      case ${1:-} in
+        -h | --help)
+          usage
+          return 0
+          ;;
+      esac
       (($# == 0)) || usage_die "cleanup takes no arguments"
       cleanup_all
       ;;

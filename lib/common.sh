@@ -38,8 +38,25 @@ common_usage() {
   sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$1"
 }
 
+# common_kit_version ROOT: print the kit's version: ROOT/VERSION (the one place it is written),
+# then "(git describe --always --dirty)" when ROOT is a git checkout, e.g. "0.1.0 (842edf8)".
+common_kit_version() {
+  local root=$1 v desc=''
+  v=$(head -n 1 "$root/VERSION" 2>/dev/null) || v=''
+  if [[ -e $root/.git ]] && common_have git; then
+    desc=$(timeout 5 git -C "$root" describe --always --dirty 2>/dev/null) || desc=''
+  fi
+  printf '%s%s\n' "${v:-unknown}" "${desc:+ ($desc)}"
+}
+
+# common_version ROOT: the line --version prints: "samba-perf-test VERSION (git describe)".
+common_version() {
+  printf 'samba-perf-test %s\n' "$(common_kit_version "$1")"
+}
+
 # common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes
-# no arguments; -h/--help prints SCRIPT's usage and exits 0, anything else is a usage error.
+# no arguments; -h/--help prints SCRIPT's usage and exits 0, --version the kit's version
+# (KIT_ROOT), anything else is a usage error.
 common_init_no_args() {
   local script=$1
   shift
@@ -48,6 +65,10 @@ common_init_no_args() {
   case ${1:-} in
     -h | --help)
       common_usage "$script"
+      exit 0
+      ;;
+    --version)
+      common_version "$KIT_ROOT"
       exit 0
       ;;
     '') ;;
@@ -127,6 +148,21 @@ common_on_exit() {
   done
   if [[ -n ${COMMON_ON_EXIT:-} ]]; then "$COMMON_ON_EXIT" "$status" || true; fi
   exit "$status"
+}
+
+# common_publish TMP DEST: make the finished temp file TMP readable by everyone (0644; results
+# hold no secret, and mktemp makes 0600) and rename it to DEST.
+common_publish() {
+  chmod 0644 -- "$1" && mv -f -- "$1" "$2"
+}
+
+# common_readable FILE: 0 when FILE can be opened for reading, else 1 with
+# "error: cannot read 'FILE': REASON" (e.g. Permission denied) on stderr.
+common_readable() {
+  local err
+  err=$({ : <"$1"; } 2>&1) && return 0
+  printf "%serror:%s cannot read '%s': %s\n" "${C_RED:-}" "${C_OFF:-}" "$1" "${err##*: }" >&2
+  return 1
 }
 
 # common_have CMD: true when CMD is on PATH.

@@ -151,6 +151,9 @@ compare_check_run() {
     compare_bad "'$dir' is an incomplete run${why:+: $why}"
   fi
   [[ -f $dir/system.json ]] || compare_bad "'$dir' is not a run folder (no system.json)"
+  for f in "$dir/system.json" "$dir"/metrics/*.json "$dir/settings.env" "$dir/smb.conf"; do
+    [[ ! -e $f ]] || common_readable "$f" || exit 2
+  done
   jq -e 'type == "object"' "$dir/system.json" >/dev/null 2>&1 ||
     compare_bad "'$dir/system.json' is not a JSON object"
   compgen -G "$dir/metrics/*.json" >/dev/null || compare_bad "'$dir' is not a run folder (no metrics/*.json)"

@@ -2,6 +2,8 @@
 # (keeping a newly installed distribution Samba stopped and disabled), build the helpers.
 # Sourced; functions only. Needs lib/common.sh.
 # DEPS_ROOT (tests only) prefixes the system paths read and written here: /etc, /lib, /run, /usr.
+# DEPS_LOG: when set, apt-get's and dnf's output goes to that file (0600, appended), and the
+# console gets one line per step (the log's last 20 lines when the install fails).
 
 DEPS_POLICY_MARK='samba-perf-test: no service starts during the kit package install'
 
@@ -262,19 +264,49 @@ deps_policy_add() {
   chmod 0755 "$f"
 }
 
+# deps_policy_ours: true when the policy-rc.d in place is the one deps_policy_add wrote.
+deps_policy_ours() {
+  local f=${DEPS_ROOT:-}/usr/sbin/policy-rc.d
+  [[ -f $f && ! -L $f ]] && grep -qxF "# $DEPS_POLICY_MARK" "$f"
+}
+
 # deps_policy_remove: remove the policy-rc.d that deps_policy_add wrote (checked by its mark).
 deps_policy_remove() {
-  local f=${DEPS_ROOT:-}/usr/sbin/policy-rc.d
-  [[ -f $f && ! -L $f ]] && grep -qxF "# $DEPS_POLICY_MARK" "$f" && rm -f "$f"
+  if deps_policy_ours; then rm -f "${DEPS_ROOT:-}/usr/sbin/policy-rc.d"; fi
   return 0
+}
+
+# deps_log_open: make DEPS_LOG (when set) a root-only file that ends with a line naming this
+# install; 1 with a message when it cannot be written.
+deps_log_open() {
+  [[ -n ${DEPS_LOG:-} ]] || return 0
+  if ! (umask 077 && printf '== %s %s\n' "$(date -u +%FT%TZ)" "$*" >>"$DEPS_LOG") 2>/dev/null ||
+    ! chmod 0600 "$DEPS_LOG"; then
+    warn "cannot write the package log '$DEPS_LOG'"
+    return 1
+  fi
+}
+
+# deps_logged CMD...: run CMD with its output appended to DEPS_LOG; without one, as it is.
+deps_logged() {
+  if [[ -n ${DEPS_LOG:-} ]]; then "$@" >>"$DEPS_LOG" 2>&1; else "$@"; fi
+}
+
+# deps_log_tail: after a failed install, the last 20 lines of DEPS_LOG on stderr.
+deps_log_tail() {
+  [[ -n ${DEPS_LOG:-} && -s $DEPS_LOG ]] || return 0
+  log "packages: the last 20 lines of '$DEPS_LOG':"
+  tail -n 20 -- "$DEPS_LOG" | sed 's/^/  /' >&2
 }
 
 # deps_apt_install PACKAGE...: apt-get install, bounded, waiting up to 5 min for another apt;
 # the package lists are updated once when the first try fails.
 deps_apt_install() {
   local -a apt=(timeout --foreground -k 30 1800 apt-get -o DPkg::Lock::Timeout=300)
-  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "$@" && return 0
-  "${apt[@]}" update -q && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "$@"
+  DEBIAN_FRONTEND=noninteractive deps_logged "${apt[@]}" install -y -q --no-install-recommends "$@" && return 0
+  log "packages: the install failed; updating the package lists (apt-get update) and trying again"
+  deps_logged "${apt[@]}" update -q &&
+    DEBIAN_FRONTEND=noninteractive deps_logged "${apt[@]}" install -y -q --no-install-recommends "$@"
 }
 
 # deps_install FAMILY PACKAGE...: install the packages; no distribution Samba service that the
@@ -284,18 +316,23 @@ deps_install() {
   local family=$1 before rc=0
   shift
   before=$(deps_unit_states "$family")
+  deps_log_open "install $*" || return 1
   case $family in
     debian)
       (
         trap deps_policy_remove EXIT
         trap 'exit 130' INT TERM HUP
         deps_policy_add
+        if deps_policy_ours; then
+          log "packages: no service starts during the install (the kit's own guard, a policy-rc.d; its 'policy-rc.d denied execution of start' lines are expected)"
+        fi
         deps_apt_install "$@"
       ) || rc=$?
       ;;
-    rhel) timeout --foreground -k 30 1800 dnf install -y "$@" || rc=$? ;;
+    rhel) deps_logged timeout --foreground -k 30 1800 dnf install -y "$@" || rc=$? ;;
     *) return 1 ;;
   esac
+  ((rc == 0)) || deps_log_tail
   deps_quiet_new_units "$family" "$before"
   return "$rc"
 }
@@ -323,7 +360,9 @@ deps_ensure() {
     ! dnf -q list --available libsmbclient-devel >/dev/null 2>&1; then
     die "package 'libsmbclient-devel' is in the CodeReady Builder repository, which is off: enable it with '$(deps_crb_hint)' and run start-samba.sh again"
   fi
-  log "packages: installing ${missing[*]}"
+  local where=''
+  [[ -z ${DEPS_LOG:-} ]] || where=" (the package manager's output goes to '$DEPS_LOG')"
+  log "packages: installing ${missing[*]}$where"
   deps_install "$family" "${missing[@]}" || die "could not install: ${missing[*]}"
   deps_check_commands "$family"
 }

@@ -92,8 +92,11 @@ def verdict_md($c):
   "|---|---|",
   "| When | \($run.started_at // "?") to \($run.finished_at // "?") (\($run.wall_s // null | show) s) |",
   "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
+  (($s.cpu // null) as $c | if $c == null then empty else
+     "| CPU | \($c.model // "model not named by /proc/cpuinfo"); crypto flags present: \([$c.crypto // {} | to_entries[] | select(.value) | .key] | if length == 0 then "none" else join(", ") end)\([$c.crypto // {} | to_entries[] | select(.value | not) | .key] | if length == 0 then "" else "; absent: " + join(", ") end)\(if $c.arch == "x86" then " (aes is AES-NI)" else "" end) |" end),
   "| Samba | \($s.samba_version // "?") |",
   "| fio | \($s.fio_version // "not installed") |",
+  "| Kit | samba-perf-test \($s.kit_version // "(version not recorded)") |",
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   (($s.server_settings // null) as $ss
    | if $ss == null then empty else
@@ -105,6 +108,9 @@ def verdict_md($c):
      end),
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",
+  (if ($s.sessions // {} | "\(.signing // "") \(.encryption // "")" | test("partial")) then
+     "| What (partial) means | smbstatus saw signed and also unsigned requests in the session (for encryption: encrypted and unencrypted ones). SMB 3.1.1 always signs the session setup and the tree connect; the other requests are signed only when the client or the server requires signing (SIGNING=mandatory). (full) would mean every request |"
+   else empty end),
   "| Samba parameters under test | \([["[global]", ($r.settings.SAMBA_GLOBAL_PARAMS // "")], ["[share]", ($r.settings.SAMBA_SHARE_PARAMS // "")]]
       | map(select(.[1] | test("\\S")) | "\(.[0]) \(.[1] | gsub("\n"; "; "))") | if length == 0 then "none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS)" else join("; ") end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",

@@ -28,7 +28,7 @@ report_sync_docs() {
     /^<!-- advice:/ { m = $0; sub(/^<!-- advice:/, "", m); sub(/ -->$/, "", m); printf "%s", text[m]; skip = 1; next }
     skip && /^<!-- \/advice:/ { skip = 0; next }
     !skip { print }' "$file" >"$tmp"
-  mv -f "$tmp" "$file"
+  common_publish "$tmp" "$file"
 }
 
 # report_write RUN_DIR: draw RUN_DIR/charts/ (lib/charts.sh), write RUN_DIR/results.json,
@@ -44,6 +44,7 @@ report_write() {
     printf "error: no system record '%s'\n" "$dir/system.json" >&2
     return 1
   }
+  common_readable "$dir/system.json" || return 1
   if [[ -e $dir/INCOMPLETE ]]; then
     incomplete=true
     why=$(head -n 1 "$dir/INCOMPLETE")
@@ -51,6 +52,7 @@ report_write() {
   local -a metric_files=()
   for f in "$dir"/metrics/*.json; do
     [[ -e $f ]] || continue
+    common_readable "$f" || return 1
     metric_files+=(--rawfile "metric:${f##*/}" "$f")
   done
   # shellcheck disable=SC2016 # jq program
@@ -85,10 +87,10 @@ report_write() {
         charts: $charts,
         raw: ($raw | split("\n") | map(select(. != "")))
       }' >"$tmp"
-  mv -f "$tmp" "$dir/results.json"
+  common_publish "$tmp" "$dir/results.json"
   tmp=$(mktemp "$dir/.report.XXXXXX")
   jq -r -L "$KIT_ROOT/lib" --slurpfile advice "$KIT_ROOT/lib/advice.json" --arg order "$(registry_rows)" \
     -f "$KIT_ROOT/lib/report.jq" "$dir/results.json" | cat -s >"$tmp"
-  mv -f "$tmp" "$dir/report.md"
+  common_publish "$tmp" "$dir/report.md"
   "$KIT_ROOT/lib/html.sh" "$dir" || warn "report.html not written (see above); report.md is complete"
 }

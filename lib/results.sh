@@ -87,7 +87,7 @@ results_finish() {
   tmp=$(mktemp "$RUN_DIR/.system.XXXXXX")
   jq --arg fin "$(date -u +%FT%TZ)" --argjson wall "$((SECONDS - RUN_T0))" \
     '.run.finished_at = $fin | .run.wall_s = $wall' "$RUN_DIR/system.json" >"$tmp" &&
-    mv -f "$tmp" "$RUN_DIR/system.json"
+    common_publish "$tmp" "$RUN_DIR/system.json"
   rm -f "$tmp"
   report_write "$RUN_DIR"
 }

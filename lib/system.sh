@@ -1,5 +1,5 @@
-# lib/system.sh: the run's system record (system.json): host, versions, how the service runs,
-# the mount, and what smbstatus says about the sessions' signing and encryption.
+# lib/system.sh: the run's system record (system.json): the kit's version, host, versions, how
+# the service runs, the mount, and what smbstatus says about the sessions' signing and encryption.
 # Sourced; functions only.
 
 # system_record: write system.json (host, versions, how the service runs, mount, the server's
@@ -22,9 +22,10 @@ system_record() {
     --arg changed "$changed" --arg requested "$requested" --arg started "$RUN_STARTED_AT" \
     --arg cmd "test-samba.sh ${RUN_ARGS[*]}" --arg unc "$KIT_UNC" --arg enc "$ENCRYPTION" --arg sig "$SIGNING" \
     --argjson server "${SERVERCONF_JSON:-null}" --argjson lookup "$lookup" \
+    --arg kit "$(common_kit_version "$KIT_ROOT")" --argjson cpu "$(system_cpu /proc/cpuinfo)" \
     '($changed | split("\n") | map(select(. != ""))) as $changed
     | ($requested | split("\n") | map(select(. != ""))) as $requested
-    | {host: $host, cpus: $cpus, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
+    | {kit_version: $kit, host: $host, cpus: $cpus, cpu: $cpu, ram_mb: $ram, kernel: $kernel, samba_version: $samba,
       fio_version: (if $fio == "" then null else $fio end), service_mode: $mode, unit: $unit,
       cgroup: $cg, cgroup_source: $cgs, selinux: $selinux, share: $unc, mounted: $mounted,
       mount_skip: $skip, mount_opts: $opts, server_settings: $server, sessions: $sessions,
@@ -38,6 +39,23 @@ system_record() {
         (if $lookup.resolves and $lookup.ms < 1000 then empty else "this host'"'"'s name '"'"'\($lookup.name)'"'"' \(if $lookup.resolves then "took \($lookup.ms) ms to resolve" else "does not resolve (\($lookup.error))" end): smbd looks it up on every connection, so login and connection figures include that wait; add it to /etc/hosts (e.g. 127.0.1.1 \($lookup.name))" end),
         (if $sig == "mandatory" and $sessions != null and ($sessions.signing | test("(^|, )-($|,)")) then "the server runs with SIGNING=mandatory, but smbstatus shows unsigned sessions: \($sessions.signing)" else empty end)
       ]' >"$RUN_DIR/system.json"
+}
+
+# system_cpu CPUINFO: print the CPU's model and its crypto flags as JSON {model, arch, crypto}
+# from CPUINFO (/proc/cpuinfo): crypto names each flag the kit looks for with true or
+# false (x86: aes = AES-NI, pclmulqdq (GCM and GMAC), sha_ni, avx2; arm: aes, pmull, sha2), so
+# the cpu advice about AES-NI can be checked against the host. model is null when not given.
+system_cpu() {
+  awk -F ':' '
+    function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+    $1 ~ /^(model name|Model|Hardware)[ \t]*$/ && model == "" { model = trim($2) }
+    $1 ~ /^flags[ \t]*$/ && flags == "" { flags = " " trim($2) " "; arch = "x86" }
+    $1 ~ /^Features[ \t]*$/ && flags == "" { flags = " " trim($2) " "; arch = "arm" }
+    END { print model; print arch; print flags }' "$1" 2>/dev/null |
+    jq -Rsc 'split("\n") as [$model, $arch, $flags]
+      | (if $arch == "arm" then ["aes", "pmull", "sha2"] elif $arch == "x86" then ["aes", "pclmulqdq", "sha_ni", "avx2"] else [] end) as $want
+      | {model: (if $model == "" then null else $model end), arch: (if $arch == "" then null else $arch end),
+         crypto: (reduce $want[] as $f ({}; .[$f] = ($flags | contains(" \($f) "))))}'
 }
 
 # system_name_lookup: print how this host's own name resolves as JSON {name, resolves, ms,

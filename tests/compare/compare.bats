@@ -28,6 +28,27 @@ copy_fixture() {
   printf '%s\n' "$dir"
 }
 
+teardown() {
+  [[ -z ${PUB:-} ]] || rm -rf -- "$PUB"
+}
+
+# public_dir: a folder under /tmp that every user may enter (the test's own temp folder is
+# closed to others); set PUB to it (teardown removes it) and make PUB/nobody for user nobody.
+public_dir() {
+  kit_require_root
+  PUB=$(mktemp -d /tmp/kit-compare-perm.XXXXXX)
+  chmod 0755 "$PUB"
+  mkdir -p "$PUB/nobody/tmp"
+  chown -R nobody "$PUB/nobody"
+  runuser -u nobody -- test -r "$KIT_ROOT/test-samba.sh" ||
+    skip "user nobody cannot read '$KIT_ROOT' (a folder above it is closed to others)"
+}
+
+# as_nobody CMD...: run CMD as user nobody, with HOME and TMPDIR in PUB/nobody.
+as_nobody() {
+  runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
+}
+
 # verdict FILE METRIC [I]: the verdict of METRIC of the I-th run against the first (I=1).
 verdict() {
   jq -r --arg m "$2" --argjson i "${3:-1}" '.metrics[] | select(.metric == $m) | .versus[$i - 1].verdict' "$1"
@@ -338,4 +359,34 @@ set_repeats() {
   run jq -e '.test.tests == 8 and ([.metrics[].versus[] | select(.p != null) | .p_holm >= .p] | all)
     and (.test.correction | test("Holm over the 8 tests"))' "$OUT/compare.json"
   assert_success
+}
+
+@test "compare: a normal user compares two finished runs; a file it cannot read is named" {
+  # compare as a normal user said "system.json is not a JSON object": the end of a run left it 0600
+  kit_require_cmd gnuplot cmark-gfm
+  public_dir
+  local a="$PUB/run a" b="$PUB/run b" d
+  cp -R "$FIX/compare-ref" "$a"
+  cp -R "$FIX/compare-diff" "$b"
+  for d in "$a" "$b"; do
+    run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
+      common_source_libs "$1" registry compare report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+      _ "$KIT_ROOT" "$d"
+    assert_success
+  done
+  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp" "$a" "$b"
+  assert_failure 1
+  assert_output --partial '| login | logins/s |'
+  [[ -s $PUB/nobody/cmp/compare.html ]] || fail "no compare.html"
+  run find "$PUB/nobody/cmp" \( -type f ! -perm 0644 -o -type d ! -perm 0755 \) -printf '%m %P\n'
+  assert_output ''
+  chmod 0600 "$b/system.json"
+  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp2" "$a" "$b"
+  assert_failure 2
+  assert_equal "$stderr" "error: cannot read '$b/system.json': Permission denied"
+  chmod 0644 "$b/system.json"
+  chmod 0600 "$b/metrics/login.json"
+  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp2" "$a" "$b"
+  assert_failure 2
+  assert_equal "$stderr" "error: cannot read '$b/metrics/login.json': Permission denied"
 }

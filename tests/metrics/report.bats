@@ -1,10 +1,34 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
 # tests/metrics/report.bats: the report generator ('test-samba.sh report', lib/report.sh and
 # lib/report.jq) on fixture run folders.
+
+bats_require_minimum_version 1.5.0
 
 setup() {
   load '../test_helper/common-setup'
   _common_setup
+}
+
+teardown() {
+  [[ -z ${PUB:-} ]] || rm -rf -- "$PUB"
+}
+
+# public_dir: a folder under /tmp that every user may enter (the test's own temp folder is
+# closed to others); set PUB to it (teardown removes it) and make PUB/nobody for user nobody.
+public_dir() {
+  kit_require_root
+  PUB=$(mktemp -d /tmp/kit-report-perm.XXXXXX)
+  chmod 0755 "$PUB"
+  mkdir -p "$PUB/nobody/tmp"
+  chown -R nobody "$PUB/nobody"
+  runuser -u nobody -- test -r "$KIT_ROOT/test-samba.sh" ||
+    skip "user nobody cannot read '$KIT_ROOT' (a folder above it is closed to others)"
+}
+
+# as_nobody CMD...: run CMD as user nobody, with HOME and TMPDIR in PUB/nobody.
+as_nobody() {
+  runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
 }
 
 # gen ARG...: test-samba.sh report ARG...
@@ -147,4 +171,64 @@ copy_fixture() {
   assert_line --index 4 --partial '| zzextra | 7 logins/s |'
   run jq -e '.counts.PASS == 5' "$dir/results.json"
   assert_success
+}
+
+@test "report: a finished run's files are 0644 and its folders 0755; a normal user reports a copy" {
+  # report.md, results.json and system.json were 0600 (mktemp, then mv): only root could read them
+  public_dir
+  dir="$PUB/run dir"
+  cp -R "$KIT_ROOT/tests/fixtures/run-pass" "$dir"
+  # the end of a run, as test-samba.sh does it (its umask 022)
+  run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
+    common_source_libs "$1" registry compare report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+    _ "$KIT_ROOT" "$dir"
+  assert_success
+  run jq -e '.run.finished_at' "$dir/system.json"
+  assert_success
+  [[ -s $dir/report.md && -s $dir/results.json ]] || fail "no report written"
+  run find "$dir" -mindepth 1 \( -type f ! -perm 0644 -o -type d ! -perm 0755 \) -printf '%m %P\n'
+  assert_output ''
+  # a normal user: report of a copy of its own, and a clear error for a file it cannot read
+  as_nobody cp -R "$dir" "$PUB/nobody/copy"
+  run as_nobody "$KIT_ROOT/test-samba.sh" report "$PUB/nobody/copy"
+  assert_success
+  run jq -e '.verdict == "PASS"' "$PUB/nobody/copy/results.json"
+  assert_success
+  chmod 0600 "$PUB/nobody/copy/system.json"
+  chown root "$PUB/nobody/copy/system.json"
+  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" report "$PUB/nobody/copy"
+  assert_failure 1
+  assert_equal "$stderr" "error: cannot read '$PUB/nobody/copy/system.json': Permission denied"
+}
+
+@test "report: the header names the kit's version from system.json" {
+  dir=$(copy_fixture run-pass)
+  jq '.kit_version = "0.1.0 (842edf8)"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| Kit | samba-perf-test 0.1.0 (842edf8) |'
+  # a run recorded before the version was
+  dir=$(copy_fixture run-fail)
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| Kit | samba-perf-test (version not recorded) |'
+}
+
+@test "report: the header names the CPU and its crypto flags, and says what (partial) signing means" {
+  dir=$(copy_fixture run-pass)
+  jq '.cpu = {model: "AMD EPYC", arch: "x86", crypto: {aes: true, pclmulqdq: true, sha_ni: false, avx2: true}}
+    | .sessions.signing = "AES-128-GMAC (partial)"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line '| CPU | AMD EPYC; crypto flags present: aes, pclmulqdq, avx2; absent: sha_ni (aes is AES-NI) |'
+  assert_line --regexp '^\| What \(partial\) means \| smbstatus saw signed and also unsigned requests in the session .*SIGNING=mandatory.* \|$'
+  # full signing and no encryption: nothing to explain
+  jq '.sessions.signing = "AES-128-GMAC"' "$KIT_ROOT/tests/fixtures/run-pass/system.json" >"$dir/system.json"
+  run gen "$dir"
+  run cat "$dir/report.md"
+  refute_line --partial '(partial) means'
+  refute_line --partial '| CPU |'
 }

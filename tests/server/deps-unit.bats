@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # Package detection (real dpkg here; stub dnf/rpm for the RHEL path and its CodeReady Builder
 # hint) and the systemd unit template (rendered, checked with systemd-analyze when present).
-# shellcheck disable=SC2030,SC2031,SC2016 # each test sets its own PATH; stubs are written in single quotes
+# shellcheck disable=SC2030,SC2031,SC2016,SC2154 # each test sets its own PATH; stubs are written in single quotes; run sets $stderr
+
+bats_require_minimum_version 1.5.0
 
 setup() {
   load ../test_helper/common-setup
@@ -198,7 +200,7 @@ debian_root() {
   local bin=$BATS_TEST_TMPDIR/bin c
   export DEPS_ROOT=$BATS_TEST_TMPDIR/root STUB_PATH=$bin
   mkdir -p "$bin" "$DEPS_ROOT"/{usr/sbin,run/samba,lib/systemd/system,etc/init.d} "$DEPS_ROOT"/etc/rc{2,3,4,5}.d
-  for c in awk head cat grep rm chmod timeout tr sleep cp ln mv mkdir sed touch; do
+  for c in awk head cat grep rm chmod timeout tr sleep cp ln mv mkdir sed touch mktemp date tail; do
     ln -sf "$(command -v "$c")" "$bin/$c"
   done
   mkdir -p "$BATS_TEST_TMPDIR/fake"
@@ -208,6 +210,8 @@ debian_root() {
 : "${DEPS_ROOT:?}"
 source "$STUB_COMMON"
 stub_log "$@"
+echo "Reading package lists..."
+echo "Setting up $* ..."
 [[ " $* " == *" install "* && " $* " == *" samba "* ]] || exit 0
 for d in smbd nmbd; do
   printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\n[[ $1 != stop ]] || kill "$(cat "$DEPS_ROOT/run/samba/%s.pid")"\n' "$d" >"$DEPS_ROOT/etc/init.d/$d"
@@ -217,6 +221,7 @@ for d in smbd nmbd; do
   p=$DEPS_ROOT/usr/sbin/policy-rc.d
   if [[ -x $p ]] && { "$p" "$d" start; [[ $? == 101 ]]; }; then
     echo "policy-rc.d denied $d start" >>"$STUB_LOG"
+    echo "invoke-rc.d: policy-rc.d denied execution of start." >&2
     continue
   fi
   "$STUB_FAKE/$d" 300 </dev/null >/dev/null 2>&1 &
@@ -342,4 +347,53 @@ EOF
   assert_output "install
 update"
   assert [ ! -e "$DEPS_ROOT/usr/sbin/policy-rc.d" ]
+}
+
+@test "a quiet install: apt-get's output in the root-only log, one line per step, the guard explained once" {
+  # the console had about 233 lines of apt and dpkg, with 'policy-rc.d denied execution of
+  # start' three times reading like an error
+  debian_root
+  export DEPS_LOG="$BATS_TEST_TMPDIR/log dir/packages.log"
+  mkdir -p "${DEPS_LOG%/*}"
+  PATH=$STUB_PATH run --separate-stderr deps_install debian samba fio
+  assert_success
+  assert_output ''
+  assert_equal "$stderr" "packages: no service starts during the install (the kit's own guard, a policy-rc.d; its 'policy-rc.d denied execution of start' lines are expected)
+packages: the distribution's smbd nmbd (installed with samba just now) left stopped and disabled"
+  run cat "$STUB_LOG"
+  assert_line "apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends samba fio"
+  run cat "$DEPS_LOG"
+  assert_line --index 0 --regexp '^== [0-9T:-]+Z install samba fio$'
+  assert_line 'Reading package lists...'
+  assert_line 'invoke-rc.d: policy-rc.d denied execution of start.'
+  run stat -c %a "$DEPS_LOG"
+  assert_output 600
+  # deps_ensure names what it installs and where the output goes (nothing is installed here)
+  INSTALL_PACKAGES=yes PATH=$STUB_PATH run --separate-stderr deps_ensure
+  assert_equal "${stderr%%$'\n'*}" "packages: installing $(deps_packages debian | tr '\n' ' ' | sed 's/ $//') (the package manager's output goes to '$DEPS_LOG')"
+}
+
+@test "a failed quiet install: the log's path and its last 20 lines, the lists updated once" {
+  debian_root
+  export DEPS_LOG=$BATS_TEST_TMPDIR/packages.log
+  cat >"$STUB_PATH/apt-get" <<'EOF'
+#!/bin/bash
+source "$STUB_COMMON"
+stub_log "$@"
+for ((i = 1; i <= 30; i++)); do echo "apt line $i of $3"; done
+[[ " $* " == *" update "* ]] || { echo "E: Unable to locate package nosuch" >&2; exit 100; }
+EOF
+  PATH=$STUB_PATH run --separate-stderr deps_install debian nosuch
+  assert_failure
+  assert_output ''
+  run cut -d' ' -f4 "$STUB_LOG"
+  assert_output "install
+update
+install"
+  run tail -n 21 <<<"$stderr"
+  assert_line --index 0 "packages: the last 20 lines of '$DEPS_LOG':"
+  assert_line --index 1 '  apt line 12 of install'
+  assert_line --index 20 '  E: Unable to locate package nosuch'
+  [[ $stderr == *"updating the package lists (apt-get update)"* ]] || fail "no update line: $stderr"
+  assert_equal "$(grep -c 'apt line' <<<"$stderr")" 19
 }

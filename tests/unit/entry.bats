@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
+# tests/unit/entry.bats: what the three entry scripts say about themselves without doing
+# anything: --version, -h of each subcommand. No root, no server.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+  load '../test_helper/common-setup'
+  _common_setup
+  VERSION=$(head -n 1 "$KIT_ROOT/VERSION")
+}
+
+# bare_kit DIR: copy the kit's scripts, lib/ and VERSION (no .git) into DIR.
+bare_kit() {
+  mkdir -p "$1"
+  cp -R "$KIT_ROOT/lib" "$KIT_ROOT/VERSION" "$KIT_ROOT"/*.sh "$1/"
+}
+
+@test "entry: --version on the three scripts prints the kit's version and git describe" {
+  local s want=$VERSION
+  [[ $VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "VERSION is '$VERSION'"
+  if [[ -e $KIT_ROOT/.git ]]; then want+=" ($(git -C "$KIT_ROOT" describe --always --dirty))"; fi
+  for s in start-samba.sh stop-samba.sh test-samba.sh; do
+    run --separate-stderr "$KIT_ROOT/$s" --version
+    assert_success
+    assert_output "samba-perf-test $want"
+    assert_equal "$stderr" ''
+  done
+}
+
+@test "entry: outside a git checkout --version is VERSION alone, even inside another repository" {
+  local outer="$BATS_TEST_TMPDIR/other repo"
+  mkdir -p "$outer"
+  git -C "$outer" init -q
+  git -C "$outer" -c user.name=t -c user.email=t@t commit -q --allow-empty -m outer
+  bare_kit "$outer/kit"
+  run "$outer/kit/test-samba.sh" --version
+  assert_success
+  assert_output "samba-perf-test $VERSION"
+  run "$outer/kit/start-samba.sh" --version
+  assert_output "samba-perf-test $VERSION"
+}
+
+@test "entry: 'report -h' and 'cleanup -h' print the usage on stdout and exit 0" {
+  local sub
+  for sub in report cleanup; do
+    run --separate-stderr "$KIT_ROOT/test-samba.sh" "$sub" -h
+    assert_success
+    assert_line --index 0 --partial 'Usage: test-samba.sh'
+    assert_line --partial "test-samba.sh $sub [-h]"
+    assert_equal "$stderr" ''
+  done
+  run --separate-stderr "$KIT_ROOT/test-samba.sh" cleanup --now
+  assert_failure 2
+  assert_output ''
+  assert_equal "${stderr%%$'\n'*}" 'error: cleanup takes no arguments'
+}
+
+@test "entry: test-samba.sh -h lists each subcommand's synopsis once" {
+  local sub
+  run "$KIT_ROOT/test-samba.sh" -h
+  assert_success
+  for sub in sweep compare cleanup report; do
+    assert_equal "$(grep -c "^ *test-samba.sh $sub " <<<"$output")" 1
+  done
+  assert_line --partial '--version'
+}
