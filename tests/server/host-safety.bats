@@ -256,6 +256,31 @@ NFT
   ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
 }
 
+@test "3 (issue 24) Samba parameters that act as root are refused at start, from a setting or a file; nothing changed" {
+  local mark=$BATS_TEST_TMPDIR/ran f=$BATS_TEST_TMPDIR/global.params c
+  printf 'aio read size = 1\nroot preexec = touch %s\n' "$mark" >"$f"
+  chmod 0644 "$f"
+  for c in "SAMBA_SHARE_PARAMS=root preexec = touch $mark" "SAMBA_GLOBAL_PARAMS=panic action = touch $mark" \
+    "SAMBA_SHARE_PARAMS=force user = root" "SAMBA_SHARE_PARAMS=vfs objects = $BATS_TEST_TMPDIR/evil.so" \
+    "SAMBA_SHARE_PARAMS=wide links = yes" "SAMBA_GLOBAL_PARAMS=$f"; do
+    run env "$c" "$KIT_ROOT/start-samba.sh"
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    assert_names "error: setting '${c%%=*}' has bad parameter '"
+  done
+  assert_names "'root preexec = touch $mark': it runs a command, and smbd runs as root"
+  chmod 0666 "$f"
+  run env SAMBA_GLOBAL_PARAMS="$f" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "setting 'SAMBA_GLOBAL_PARAMS' names the file '$f', which group or others can write (mode 666)"
+  [[ ! -e $mark ]] || fail "a command of a parameter ran"
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  [[ ! -e $SRV_ROOT/conf/smb.conf ]] || fail "an smb.conf was written"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  [[ -z $(srv_kit_pids) ]] || fail "smbd was started"
+}
+
 # ---- 4. one lock ----------------------------------------------------------------------------
 
 @test "4 a second start/stop/cleanup waits a bounded time, then names the holder" {
