@@ -384,6 +384,30 @@ NFT
   srv_assert_clean
 }
 
+@test "5 (issue 24) a program serving CLIENT_ADDR:445 is named and the start refused; nothing changed" {
+  # bounded by timeout, which passes its TERM on to python (KILL would leave python running)
+  timeout 60 python3 -m http.server --bind "$SRV_ADDR" 445 >/dev/null 2>&1 3>&- &
+  local listener=$!
+  for _ in {1..100}; do
+    ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " && break
+    sleep 0.1
+  done
+  ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " || fail "the foreign listener did not start"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_names "error: setting 'CLIENT_ADDR' has bad value '$SRV_ADDR': port 445 there is served by 'python3' (pid "
+  kill -0 "$listener" || fail "the foreign listener was stopped"
+  ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " || fail "the foreign listener lost its port"
+  kill -TERM "$listener"
+  wait "$listener" || true
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  [[ ! -e /etc/systemd/system/$SRV_SERVICE.service && ! -e $SRV_ROOT/conf ]] || fail "a unit or CONF_DIR was made"
+  [[ -z $(srv_kit_pids) ]] || fail "smbd was started"
+}
+
 # ---- 7. bounded and interruptible -----------------------------------------------------------
 
 # signal_at SIGNAL DELAY_S SCRIPT [ARG...]: run SCRIPT as its own process group, send SIGNAL to
