@@ -237,10 +237,22 @@ service_unit_remove() {
   log "removed unit '$file'"
 }
 
+# service_log_links_remove: remove every symlink directly in LOG_DIR (smbd, as root, would append
+# its log through one, and rotate log.smbd onto log.smbd.old by name); says what it removed.
+service_log_links_remove() {
+  local l
+  [[ -d $LOG_DIR && ! -L $LOG_DIR ]] || return 0
+  while IFS= read -r -d '' l; do
+    rm -f -- "$l"
+    log "service: removed the symlink '$l' (smbd would write its log through it)"
+  done < <(find "$LOG_DIR" -mindepth 1 -maxdepth 1 -type l -print0 2>/dev/null)
+}
+
 # service_start: issue the start command and return when it returned (no login wait). Records
 # KIT_SERVICE_MODE, KIT_UNIT, KIT_CGROUP, KIT_CGROUP_SOURCE, KIT_SMBD_PID in the state.
 service_start() {
   local mode smbd pid='' cg
+  service_log_links_remove
   mode=$(service_mode)
   smbd=$(service_smbd)
   if [[ $mode == systemd ]]; then

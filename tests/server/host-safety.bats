@@ -177,6 +177,70 @@ NFT
   rm -rf "${SRV_ROOT:?}/mnt" "${SRV_ROOT:?}/mnt-link"
 }
 
+@test "1 (issue 24) SHARE_DIR, LOG_DIR, MOUNT_POINT of another user, or unmarked in a folder all can write, are refused; nothing changed" {
+  local key d before nobody
+  nobody=$(id -u nobody)
+  for key in SHARE_DIR LOG_DIR MOUNT_POINT; do
+    d=$SRV_ROOT/foreign-$key
+    mkdir -m 0755 "$d"
+    chown nobody:nogroup "$d"
+    before=$(stat -c '%u %g %a' "$d")
+    run env "$key=$d" "$KIT_ROOT/start-samba.sh"
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    assert_names "'$d' (setting '$key') is owned by uid $nobody, not root: refusing to use it"
+    assert_equal "$(stat -c '%u %g %a' "$d")" "$before"
+    assert_equal "$(ls -A "$d")" ""
+  done
+  # a root folder nobody marked, directly in a folder every user can write (like /tmp)
+  mkdir -m 1777 "$SRV_ROOT/pub"
+  mkdir -m 0755 "$SRV_ROOT/pub/share"
+  run env SHARE_DIR="$SRV_ROOT/pub/share" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "setting 'SHARE_DIR' names '$SRV_ROOT/pub/share', which the kit did not make, in '$SRV_ROOT/pub', which every user can write (mode 1777): use a new folder there, which the kit makes"
+  assert_equal "$(ls -A "$SRV_ROOT/pub/share")" ""
+  # a folder inside another user's folder: that user could swap it
+  mkdir -m 0755 "$SRV_ROOT/alice"
+  chown nobody "$SRV_ROOT/alice"
+  run env LOG_DIR="$SRV_ROOT/alice/log" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'$SRV_ROOT/alice' (the folder of setting 'LOG_DIR') is owned by uid $nobody, not root: refusing to use it"
+  [[ ! -e $SRV_ROOT/alice/log ]] || fail "the folder was made"
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  rm -rf "${SRV_ROOT:?}"/foreign-* "${SRV_ROOT:?}/pub" "${SRV_ROOT:?}/alice"
+}
+
+@test "1 (issue 24) root follows no symlink in the kit's folders: a share folder, the data file, smbd's log" {
+  local t=$BATS_TEST_TMPDIR
+  # decoys stand in for /etc and its files (a failing run must not harm the host)
+  mkdir -m 0755 "$t/decoy" "$t/share" "$t/log" "$t/run" "$t/run/raw"
+  printf 'keep\n' >"$t/decoy/file"
+  printf 'keep\n' >"$t/decoy.log"
+  chown nobody:nogroup "$t/share"
+  ln -s "$t/decoy" "$t/share/metadata"
+  mkdir "$t/share/fio"
+  ln -s "$t/decoy/file" "$t/share/fio/data.0"
+  ln -s "$t/decoy.log" "$t/log/log.smbd"
+  run env SHARE_DIR="$t/share" LOG_DIR="$t/log" MOUNT_POINT="$t/mnt" RUN_DIR="$t/run" DATA_FILE_MB=1 \
+    bash -c 'set -euo pipefail; KIT_ROOT=$1
+      source "$KIT_ROOT/lib/common.sh"
+      common_source_libs "$KIT_ROOT" state child mount run fio service
+      child_share_dir metadata
+      fio_data_file
+      service_log_links_remove' hs-links "$KIT_ROOT"
+  assert_success
+  assert_equal "$(stat -c '%U %a' "$t/decoy" "$t/decoy/file" "$t/decoy.log")" $'root 755\nroot 644\nroot 644'
+  assert_equal "$(cat "$t/decoy/file" "$t/decoy.log")" $'keep\nkeep'
+  [[ -d $t/share/metadata && ! -L $t/share/metadata ]] || fail "share/metadata is not a folder of its own"
+  assert_equal "$(stat -c %U "$t/share/metadata")" nobody
+  [[ -f $t/share/fio/data.0 && ! -L $t/share/fio/data.0 ]] || fail "the data file is not a file of its own"
+  assert_equal "$(stat -c %s "$t/share/fio/data.0")" 1048576
+  [[ ! -e $t/log/log.smbd && ! -L $t/log/log.smbd ]] || fail "the log symlink is still there"
+  assert_names "removed the symlink '$t/log/log.smbd'"
+}
+
 @test "1 SELinux: without a state file cleanup deletes no rule (stub semanage)" {
   local log=$BATS_TEST_TMPDIR/stub.log
   run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SELINUX=Enforcing \
