@@ -76,10 +76,17 @@ service_check_unit() {
   fi
 }
 
-# service_pid_is_ours PID: true when PID is an smbd started with the kit's config.
+# service_pid_is_ours PID: true when PID is an smbd started with the kit's config: root's (its
+# real uid: an smbd serving a client changes only its effective one), running an smbd binary,
+# the kit's config on its command line. Any user can start a process named 'smbd -s CONF'.
 service_pid_is_ours() {
-  local pid=$1 cmd
+  local pid=$1 cmd exe uid
   [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  uid=$(awk '$1 == "Uid:" { print $2; exit }' "/proc/$pid/status" 2>/dev/null) || return 1
+  [[ $uid == 0 ]] || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  exe=${exe% (deleted)}
+  [[ ${exe##*/} == smbd ]] || return 1
   cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
   [[ $cmd == *smbd* && " $cmd " == *" $KIT_CONF "* ]]
 }

@@ -406,6 +406,42 @@ NFT
   [[ ! -e /run/samba-perf-test/$SRV_SERVICE.lock.stop ]] || fail "the stop request was left behind"
 }
 
+@test "4 (issue 24) stop and cleanup signal no process the pid file names unless it is the kit's smbd; pdbedit -x only on a marked passdb" {
+  local st=$SRV_ROOT/state conf=$SRV_ROOT/conf/smb.conf p p1 p2 cmd log=$BATS_TEST_TMPDIR/pdbedit.log
+  local -a argv
+  # processes named like the kit's smbd with its config: one of another user, one of root
+  # running another program
+  setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c 'exec -a smbd python3 -c "import time; time.sleep(60)" -s "$1"' _ "$conf" </dev/null >/dev/null 2>&1 3>&- &
+  p1=$!
+  bash -c 'exec -a smbd python3 -c "import time; time.sleep(60)" -s "$1"' _ "$conf" </dev/null >/dev/null 2>&1 3>&- &
+  p2=$!
+  for _ in {1..50}; do grep -qF -- "$conf" "/proc/$p1/cmdline" "/proc/$p2/cmdline" 2>/dev/null && break; sleep 0.1; done
+  for p in "$p1" "$p2"; do
+    for cmd in stop-samba.sh "test-samba.sh cleanup"; do
+      # the kit's own marked STATE_DIR (cleanup removes it), its pid file naming the process
+      mkdir -p "$st/pid"
+      printf 'samba-perf-test kit folder made %s\n' "$st" >"$st/.samba-perf-test"
+      echo "$p" >"$st/pid/smbd.pid"
+      read -r -a argv <<<"$cmd"
+      run "$KIT_ROOT/${argv[0]}" "${argv[@]:1}"
+      kill -0 "$p" || fail "pid $p, not the kit's smbd, was signalled by $cmd"
+    done
+  done
+  kill "$p1" "$p2"
+  wait "$p1" "$p2" 2>/dev/null || true
+  # an smb.conf in a folder the kit did not make names a passdb that is not the kit's (stub pdbedit)
+  local f=$SRV_ROOT/foreign
+  mkdir -p "$f" "$BATS_TEST_TMPDIR/bin"
+  printf '[global]\n  passdb backend = tdbsam:/var/lib/samba/private/passdb.tdb\n' >"$f/smb.conf"
+  printf '#!/bin/sh\necho "pdbedit $*" >>%s\n' "$log" >"$BATS_TEST_TMPDIR/bin/pdbedit"
+  chmod +x "$BATS_TEST_TMPDIR/bin/pdbedit"
+  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" CONF_DIR="$f" "$KIT_ROOT/test-samba.sh" cleanup
+  assert_names "kept the passdb of '$f/smb.conf': its folders were not made by the kit"
+  run grep -- ' -x' "$log"
+  assert_failure
+  rm -rf "$f"
+}
+
 # ---- 5. secrets -----------------------------------------------------------------------------
 
 @test "5 KIT_DEBUG=1: the password is in no trace, log, state or results file" {
