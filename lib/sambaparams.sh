@@ -171,7 +171,8 @@ sambaparams_why_managed() {
 }
 
 # sambaparams_read KEY: when setting KEY names a file (an absolute path, no '='), read it once
-# and put its entries in KEY instead ('#' and ';' comment lines dropped, one entry a line).
+# and put its entries in KEY instead ('#' and ';' comment lines dropped, joined by '; ': one
+# line, as the state's KIT_SAMBA_PARAMS and the sweep's base keep it).
 # Dies naming KEY and the file when it cannot be read, is not a regular file, is owned by
 # another user than the kit's, is writable by group or others, or has a ';' in an entry.
 sambaparams_read() {
@@ -198,7 +199,7 @@ sambaparams_read() {
   text=$(grep -v '^[[:space:]]*[#;]' <&"$fd") || true
   exec {fd}<&-
   [[ $text != *\;* ]] || die "setting '$key' names the file '$file', which has ';' in '$(grep -m1 ';' <<<"$text")': a value cannot hold ';'"
-  printf -v "$key" '%s' "$text"
+  printf -v "$key" '%s' "${text//$'\n'/; }"
 }
 
 # sambaparams_items KEY: print the entries of setting KEY, one a line (entries separated by ';'

@@ -276,15 +276,17 @@ EOF
 @test "sambaparams: a parameter file is read once, and one another user owns or can write is refused" {
   kit_require_root
   local f=$BATS_TEST_TMPDIR/share.params
-  printf 'aio write size = 16384\n' >"$f"
+  printf 'aio write size = 16384\n# a comment\nstrict allocate = yes\n' >"$f"
   chmod 0644 "$f"
-  # checked and used are the same lines: the file changed after the check changes nothing
+  # checked and used are the same lines: the file changed after the check changes nothing;
+  # the setting holds them on one line (the state and the sweep keep it so)
   run bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
     SAMBA_SHARE_PARAMS=$2; sambaparams_validate
     printf "root preexec = touch %s/pwned\n" "${2%/*}" >"$2"
+    printf "%s\n" "$SAMBA_SHARE_PARAMS"
     sambaparams_lines SAMBA_SHARE_PARAMS' _ "$KIT_ROOT" "$f"
   assert_success
-  assert_output $'  # SAMBA_SHARE_PARAMS (settings.conf): parameters under test\n  aio write size = 16384'
+  assert_output $'aio write size = 16384; strict allocate = yes\n  # SAMBA_SHARE_PARAMS (settings.conf): parameters under test\n  aio write size = 16384\n  strict allocate = yes'
   printf 'aio write size = 16384\n' >"$f"
   chmod 0664 "$f"
   refused SAMBA_SHARE_PARAMS "$f" "setting 'SAMBA_SHARE_PARAMS' names the file '$f', which group or others can write (mode 664): make it 'chmod go-w'"
