@@ -1,6 +1,6 @@
 # lib/account.sh: the test account: a system user with no login shell, marked as the kit's
 # (GECOS), its root-only credentials file and its tdbsam entry in the kit's own passdb.
-# Sourced; functions only. Needs lib/common.sh and the loaded settings.
+# Sourced; functions only. Needs lib/common.sh, lib/state.sh and the loaded settings.
 
 ACCOUNT_GECOS='samba perf test kit'
 
@@ -123,10 +123,13 @@ account_ensure_passdb() {
   log "passdb: set '$TEST_USER' in the kit's own passdb"
 }
 
-# account_remove: remove TEST_USER from the kit's passdb and, when the kit made it, from the
-# system. Quiet when already gone.
+# account_remove: remove TEST_USER from the kit's passdb (only when CONF_DIR and STATE_DIR carry
+# the kit's marker: a foreign smb.conf names a foreign passdb) and, when the kit made it, from
+# the system. Quiet when already gone.
 account_remove() {
-  if [[ -f $KIT_CONF ]] && account_in_passdb; then
+  if ! state_dir_is_kit "$CONF_DIR" || ! state_dir_is_kit "$STATE_DIR"; then
+    [[ ! -f $KIT_CONF ]] || log "kept the passdb of '$KIT_CONF': its folders were not made by the kit"
+  elif [[ -f $KIT_CONF ]] && account_in_passdb; then
     common_timeout 30 pdbedit -s "$KIT_CONF" -x -u "$TEST_USER" >/dev/null 2>&1 || warn "could not remove '$TEST_USER' from the kit's passdb"
     log "removed '$TEST_USER' from the kit's passdb"
   fi

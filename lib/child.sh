@@ -29,10 +29,15 @@ child_cg_args() {
 }
 
 # child_share_dir SUB: make SHARE_DIR/SUB owned like SHARE_DIR (a test folder); print its path.
+# A symlink or file of that name is removed first (never followed: root would chown its target).
 child_share_dir() {
   local d=$SHARE_DIR/$1
+  if [[ -L $d || (-e $d && ! -d $d) ]]; then
+    rm -f -- "$d"
+    log "      removed '$d': not a folder (the kit follows no link in the share)"
+  fi
   mkdir -p "$d"
-  chown --reference="$SHARE_DIR" "$d" 2>/dev/null || true
+  chown -h --reference="$SHARE_DIR" "$d" 2>/dev/null || true
   printf '%s\n' "$d"
 }
 

@@ -61,19 +61,23 @@ fio_data_file() {
     fio_make_files 1
     return
   fi
+  child_share_dir fio >/dev/null
+  if [[ -L $f || (-e $f && ! -f $f) ]]; then
+    rm -rf --one-file-system -- "$f"
+    log "      removed '$f': not a regular file (the kit follows no link in the share)"
+  fi
   size=$(stat -c %s "$f" 2>/dev/null) || size=0
   ((size >= DATA_FILE_MB * 1048576)) && return 0
-  child_share_dir fio >/dev/null
   log "      creating fio/data.0 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
   child_partial "$f"
   child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.log" \
-    dd if=/dev/urandom of="$f" bs=1M count="$DATA_FILE_MB" conv=fsync status=none
+    dd if=/dev/urandom of="$f" oflag=nofollow bs=1M count="$DATA_FILE_MB" conv=fsync status=none
   if ! child_wait; then
     child_partial_remove
     return 1
   fi
   child_partial_done
-  chown --reference="$SHARE_DIR" "$f" 2>/dev/null || true
+  chown -h --reference="$SHARE_DIR" "$f" 2>/dev/null || true
 }
 
 # fio_run NAME ARG...: measure fio job NAME with the options every kit job shares plus ARG; JSON in

@@ -40,11 +40,29 @@ redirect_table_state() {
   if grep -qxF $'\tcomment "'"$REDIRECT_MARK"'"' <<<"$text"; then echo kit; else echo foreign; fi
 }
 
-# redirect_check: die when NFT_TABLE names a table that exists and is not the kit's.
+# redirect_check: die when NFT_TABLE names a table that exists and is not the kit's, or when a
+# program serves CLIENT_ADDR:445 (see redirect_check_client).
 redirect_check() {
+  redirect_check_client
   common_have nft || return 0
   [[ $(redirect_table_state "$NFT_TABLE") != foreign ]] ||
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which exists and is not the kit's (no kit comment): set NFT_TABLE to a new name"
+}
+
+# redirect_check_client: die naming the program when one listens on CLIENT_ADDR:445 itself
+# (Debian maps the host name to 127.0.1.1, where an admin may bind a Samba): the redirect would
+# take its clients. A listener on every address (0.0.0.0:445, the host's own Samba) is no
+# reason: the redirect takes only CLIENT_ADDR, which that Samba's clients do not use.
+redirect_check_client() {
+  local line who=''
+  common_have ss || return 0
+  line=$(common_timeout 10 ss -Hltnp 'sport = :445' 2>/dev/null |
+    awk -v a="$CLIENT_ADDR:445" '{ l = $4; sub(/%[^:]*:/, ":", l); if (l == a) { print; exit } }') || line=''
+  [[ -n $line ]] || return 0
+  if [[ $line =~ users:\(\(\"([^\"]*)\",pid=([0-9]+) ]]; then
+    who="'${BASH_REMATCH[1]}' (pid ${BASH_REMATCH[2]})"
+  fi
+  die "setting 'CLIENT_ADDR' has bad value '$CLIENT_ADDR': port 445 there is served by ${who:-another program}, whose clients the kit's redirect would take: use another loopback address"
 }
 
 # redirect_current: true when the kit's table holds exactly the rule for the current settings.

@@ -6,15 +6,20 @@
 # lines:   SAMBA_GLOBAL_PARAMS="aio read size = 1; socket options = TCP_NODELAY"
 # or the absolute path of a file with one 'name = value' a line ('#' and ';' comments, no
 # [sections]):   SAMBA_SHARE_PARAMS=/root/tuning/share.params
-# A value cannot hold ';' in the first form (use the file form then).
+# A value cannot hold ';'. The file is read once, by sambaparams_validate, which puts its lines
+# in the setting: it must be a regular file owned by the kit's user (root) and writable by no one
+# else, so that what was checked is what smbd runs with.
 #
 # sambaparams_check refuses, naming the setting and the parameter, before anything changes:
 # a line that is not 'name = value', a name given twice, a parameter the kit manages (its
 # paths, port, addresses, identity, the configuration itself, and the four Samba settings the
-# kit has keys for), and whatever testparm rejects or silently replaces: an unknown name, a bad
-# yes/no, size, octal or enumerated value, a word where a number belongs, a [global]-only
-# parameter in the share section. Names are matched the way Samba matches them (case and
-# spaces ignored), synonyms included, as testparm resolves them.
+# kit has keys for), a parameter not on the kit's allow-list (sambaparams_allowed: smbd runs as
+# root, and many parameters run a command, load code, change who smbd acts as or point it at a
+# file of the host; the list holds the tuning ones that do none of that), and whatever testparm
+# rejects or silently replaces: an unknown name, a bad yes/no, size, octal or enumerated value,
+# a word where a number belongs, a [global]-only parameter in the share section. Names are
+# matched the way Samba matches them (case and spaces ignored), synonyms included, as testparm
+# resolves them.
 
 # sambaparams_managed: the parameters the kit manages, one 'name|why' a line, names in
 # lower case without spaces (Samba ignores both in parameter names).
@@ -46,6 +51,106 @@ sambaparams_managed() {
     "smbdprofilinglevel|set it with the kit's setting SMBD_PROFILING"
 }
 
+# sambaparams_allowed: the parameters a setting may hold, names in lower case without spaces:
+# tuning parameters that run no command, load no code, change no identity and name no path
+# (smbd runs as root). An allow-list, not a list of the dangerous ones: smb.conf(5) has about
+# 480 parameters and each Samba release adds some; a parameter missing here is refused with the
+# reason and can be added after reading its page, while a dangerous one missing from a deny-list
+# would run as root unseen.
+sambaparams_allowed() {
+  printf '%s\n' \
+    aiomaxthreads asyncsmbechohandler changenotify deadtime debughirestimestamp debugpid \
+    debugprefixtimestamp debuguid defersharingviolations getwdcache hostnamelookups keepalive \
+    kernelchangenotify largereadwrite lockspintime loglevel maxdisksize maxlogsize maxmux \
+    maxopenfiles maxsmbdprocesses maxstatcachesize maxxmit minreceivefilesize namecachetimeout \
+    oplockbreakwaittime readraw servermaxprotocol serverminprotocol servermultichannelsupport \
+    serversmb3encryptionalgorithms serversmb3signingalgorithms smb2disablelocksequencechecking \
+    smb2disableoplockbreakretry smb2leases smb2maxcredits smb2maxread smb2maxtrans smb2maxwrite \
+    socketoptions statcache timestamplogs usemmap writeraw \
+    aclallowexecutealways aclcheckpermissions aclmapfullcontrol aiowritebehind aioreadsize \
+    aiowritesize allocationroundupsize blockinglocks blocksize casesensitive \
+    checkparentdirectorydeleteonclose createmask createmode cscpolicy defaultcase \
+    deletereadonly deletevetofiles directorymask directorymode directorynamecachesize \
+    dosfilemode dosfiletimeresolution dosfiletimes durablehandles easupport \
+    fakedirectorycreatetimes fakeoplocks forcecreatemode forcedirectorymode hidedotfiles \
+    hidefiles hidenewfilestimeout hidespecialfiles hideunreadable hideunwriteablefiles \
+    inheritacls inheritpermissions kerneloplocks kernelsharemodes level2oplocks locking \
+    manglednames manglingmethod mapaclinherit maparchive \
+    maphidden mapreadonly mapsystem maxconnections ntaclsupport oplocks \
+    posixlocking preservecase shortpreservecase smbdasyncdosmode smbdforceprocesslocks \
+    smbdgetinfoasksharemode smbdmaxasyncdosmode smbdmaxxattrsize smbdsearchasksharemode \
+    storedosattributes strictallocate strictlocking strictrename syncalways vetofiles \
+    vetooplockfiles vfsobjects
+}
+
+# sambaparams_modules: the VFS modules 'vfs objects' may name (loaded by name from the host's
+# Samba, never from a path) and whose 'module:option' parameters a setting may hold.
+sambaparams_modules() {
+  printf '%s\n' acl_xattr aio_pthread btrfs cacheprime catia commit dirsort fileid fruit \
+    io_uring linux_xfs_sgid posixacl readahead streams_xattr syncops time_audit worm
+}
+
+# sambaparams_danger NAME: print why a parameter named NAME (normalized) is dangerous for a kit
+# that runs smbd as root, from its name (smb.conf(5)'s parameters, by the kind of value they
+# take); 1 when the name says nothing dangerous.
+sambaparams_danger() {
+  case $1 in
+    *command | *script | *program | *exec | *execclose | panicaction | winshook | passwdchat* | \
+      rpcstartondemandhelpers | magicoutput)
+      echo "it runs a command, and smbd runs as root"
+      ;;
+    vfsobjects | preloadmodules | perfcountmodule | ntvfshandler | *backend | idmapconfig* | \
+      dcerpcendpointservers | serverservices)
+      echo "it loads code (a module or a backend), which smbd runs as root"
+      ;;
+    forceuser | forcegroup | adminusers | guestaccount | username* | user | users | \
+      invalidusers | readlist | writelist | inheritowner | forceunknownacluser | \
+      aclgroupcontrol | enableprivileges | afsusernamemap | unixpasswordsync | usershare*)
+      echo "it changes who smbd acts as or whom it lets in"
+      ;;
+    *path | *dir | *directory | *file | *socket* | include* | copy | root* | *widelinks | \
+      followsymlinks | msdfs* | hostmsdfs | tls* | *map | printcapname | cupsserver | \
+      templateshell | autoservices | *:*dir* | *:*path* | *:*file*)
+      echo "it points smbd at a file or folder outside the kit's own"
+      ;;
+    *) return 1 ;;
+  esac
+}
+
+# sambaparams_why_refused NAME VALUE: print why the kit refuses NAME = VALUE although it does
+# not manage NAME; 1 when it takes it (NAME on sambaparams_allowed, a 'vfs objects' naming only
+# sambaparams_modules, or 'module:option' of one of those with a value that is no path).
+sambaparams_why_refused() {
+  local n word module
+  local -a words=()
+  n=$(sambaparams_norm "$1")
+  if [[ $n == *:* ]]; then
+    module=${n%%:*}
+    if grep -qxF -- "$module" < <(sambaparams_modules) && [[ $2 != */* ]] &&
+      ! sambaparams_danger "$n" >/dev/null; then
+      return 1
+    fi
+    sambaparams_danger "$n" ||
+      echo "options are taken only for the VFS modules $(sambaparams_modules | paste -sd ' ' -), without a '/' in the value"
+    return 0
+  fi
+  if ! grep -qxF -- "$n" < <(sambaparams_allowed); then
+    sambaparams_danger "$n" ||
+      echo "not on the kit's list of tuning parameters (sambaparams_allowed in lib/sambaparams.sh)"
+    return 0
+  fi
+  [[ $n == vfsobjects ]] || return 1
+  IFS=$', \t' read -r -a words <<<"$2"
+  for word in "${words[@]}"; do
+    grep -qxF -- "$word" < <(sambaparams_modules) ||
+      {
+        echo "it loads '$word', not one of the modules the kit takes ($(sambaparams_modules | paste -sd ' ' -)): a module is code that smbd runs as root"
+        return 0
+      }
+  done
+  return 1
+}
+
 # sambaparams_norm NAME: NAME the way Samba compares parameter names: lower case, no spaces.
 sambaparams_norm() {
   local n=${1,,}
@@ -65,17 +170,44 @@ sambaparams_why_managed() {
   return 1
 }
 
-# sambaparams_items KEY: print the entries of setting KEY, one a line (the file form read as
-# data, comments and empty entries dropped, each trimmed). Dies when the file cannot be read.
-sambaparams_items() {
-  local key=$1 text=${!1:-} item
-  if [[ $text != *=* && $text =~ ^[[:space:]]*(/[^[:space:]]*)[[:space:]]*$ ]]; then
-    [[ -f ${BASH_REMATCH[1]} && -r ${BASH_REMATCH[1]} ]] ||
-      die "setting '$key' names the file '${BASH_REMATCH[1]}', which cannot be read"
-    text=$(grep -v '^[[:space:]]*[#;]' "${BASH_REMATCH[1]}")
-  else
-    text=${text//;/$'\n'}
+# sambaparams_read KEY: when setting KEY names a file (an absolute path, no '='), read it once
+# and put its entries in KEY instead ('#' and ';' comment lines dropped, joined by '; ': one
+# line, as the state's KIT_SAMBA_PARAMS and the sweep's base keep it).
+# Dies naming KEY and the file when it cannot be read, is not a regular file, is owned by
+# another user than the kit's, is writable by group or others, or has a ';' in an entry.
+sambaparams_read() {
+  local key=$1 file fd st text
+  [[ ${!key:-} != *=* && ${!key:-} =~ ^[[:space:]]*(/[^[:space:]]*)[[:space:]]*$ ]] || return 0
+  file=${BASH_REMATCH[1]}
+  [[ -e $file && -r $file ]] || die "setting '$key' names the file '$file', which cannot be read"
+  exec {fd}<"$file" || die "setting '$key' names the file '$file', which cannot be read"
+  # the checks and the read are on the one file opened, whatever its name points at later
+  st=$(stat -L -c '%u %a %F' "/dev/fd/$fd") || st=''
+  read -r -a st <<<"$st"
+  if [[ ${st[2]:-}${st[3]:-} != regularfile ]]; then
+    exec {fd}<&-
+    die "setting '$key' names '$file', which is not a regular file"
   fi
+  if [[ ${st[0]} != "$(id -u)" ]]; then
+    exec {fd}<&-
+    die "setting '$key' names the file '$file', which is owned by uid ${st[0]}, not by the kit's user: another user could change what smbd runs with"
+  fi
+  if ((8#${st[1]} & 8#022)); then
+    exec {fd}<&-
+    die "setting '$key' names the file '$file', which group or others can write (mode ${st[1]}): make it 'chmod go-w'"
+  fi
+  text=$(grep -v '^[[:space:]]*[#;]' <&"$fd") || true
+  exec {fd}<&-
+  [[ $text != *\;* ]] || die "setting '$key' names the file '$file', which has ';' in '$(grep -m1 ';' <<<"$text")': a value cannot hold ';'"
+  printf -v "$key" '%s' "${text//$'\n'/; }"
+}
+
+# sambaparams_items KEY: print the entries of setting KEY, one a line (entries separated by ';'
+# or new lines, empty ones dropped, each trimmed). A file named in KEY is read by
+# sambaparams_read first, never here.
+sambaparams_items() {
+  local text=${!1:-} item
+  text=${text//;/$'\n'}
   while IFS= read -r item || [[ -n $item ]]; do
     item=${item#"${item%%[![:space:]]*}"}
     item=${item%"${item##*[![:space:]]}"}
@@ -151,6 +283,9 @@ sambaparams_testparm() {
     if why=$(sambaparams_why_managed "$canon"); then
       die "$what: it sets '$canon', which the kit manages: $why"
     fi
+    if why=$(sambaparams_why_refused "$canon" "$value"); then
+      die "$what: it sets '$canon': $why"
+    fi
   done < <(grep -vxF -f "$dir/base.out" "$dir/out" | grep '=' || true)
   # testparm reads a word where a number belongs as 0 without a message
   [[ $section == share ]] && sect=(--section-name=kitprobe)
@@ -161,38 +296,51 @@ sambaparams_testparm() {
 }
 
 # sambaparams_check KEY SECTION: check setting KEY (SECTION global or share); die naming the
-# setting and the parameter at the first bad one. Without testparm only the form and the
-# managed names are checked (smbconf_apply runs testparm on the whole file later).
+# setting and the parameter at the first bad one: every name first, then testparm on each line.
+# Without testparm only the form and the names are checked (smbconf_apply runs testparm on the
+# whole file later).
 sambaparams_check() {
-  local key=$1 section=$2 text pair name value why dir=''
+  local key=$1 section=$2 text pair name value why dir
   local -a pairs=()
   text=$(sambaparams_pairs "$key") || exit 1
   [[ -n $text ]] || return 0
   mapfile -t pairs <<<"$text"
-  if common_have testparm; then
-    dir=$(mktemp -d) || die "cannot make a temporary folder"
-    sambaparams_probe "$dir" "$section" || true
-    cp "$dir/out" "$dir/base.out"
-  fi
+  # by name first: a refused parameter never reaches testparm
   for pair in "${pairs[@]}"; do
     name=${pair%%$'\t'*}
     value=${pair#*$'\t'}
     if why=$(sambaparams_why_managed "$name"); then
-      [[ -z $dir ]] || rm -rf -- "$dir"
       die "setting '$key' has bad parameter '$name = $value': the kit manages '$name': $why"
     fi
-    if [[ -n $dir ]]; then
-      (sambaparams_testparm "$key" "$section" "$name" "$value" "$dir") || {
+    if why=$(sambaparams_why_refused "$name" "$value"); then
+      # a harmless name not on the list may be a misspelling: testparm says so first
+      if [[ $why == 'not on the kit'* ]] && common_have testparm; then
+        dir=$(mktemp -d) || die "cannot make a temporary folder"
+        sambaparams_probe "$dir" "$section" "$name" "$value" || true
+        if grep -q 'Unknown parameter encountered' "$dir/err"; then why='unknown Samba parameter'; fi
         rm -rf -- "$dir"
-        exit 1
-      }
+      fi
+      die "setting '$key' has bad parameter '$name = $value': $why"
     fi
   done
-  [[ -z $dir ]] || rm -rf -- "$dir"
+  common_have testparm || return 0
+  dir=$(mktemp -d) || die "cannot make a temporary folder"
+  sambaparams_probe "$dir" "$section" || true
+  cp "$dir/out" "$dir/base.out"
+  for pair in "${pairs[@]}"; do
+    (sambaparams_testparm "$key" "$section" "${pair%%$'\t'*}" "${pair#*$'\t'}" "$dir") || {
+      rm -rf -- "$dir"
+      exit 1
+    }
+  done
+  rm -rf -- "$dir"
 }
 
-# sambaparams_validate: check SAMBA_GLOBAL_PARAMS and SAMBA_SHARE_PARAMS (see sambaparams_check).
+# sambaparams_validate: read the files SAMBA_GLOBAL_PARAMS and SAMBA_SHARE_PARAMS name (once, see
+# sambaparams_read), then check both settings (see sambaparams_check).
 sambaparams_validate() {
+  sambaparams_read SAMBA_GLOBAL_PARAMS
+  sambaparams_read SAMBA_SHARE_PARAMS
   sambaparams_check SAMBA_GLOBAL_PARAMS global
   sambaparams_check SAMBA_SHARE_PARAMS share
 }

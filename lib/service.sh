@@ -76,10 +76,17 @@ service_check_unit() {
   fi
 }
 
-# service_pid_is_ours PID: true when PID is an smbd started with the kit's config.
+# service_pid_is_ours PID: true when PID is an smbd started with the kit's config: root's (its
+# real uid: an smbd serving a client changes only its effective one), running an smbd binary,
+# the kit's config on its command line. Any user can start a process named 'smbd -s CONF'.
 service_pid_is_ours() {
-  local pid=$1 cmd
+  local pid=$1 cmd exe uid
   [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  uid=$(awk '$1 == "Uid:" { print $2; exit }' "/proc/$pid/status" 2>/dev/null) || return 1
+  [[ $uid == 0 ]] || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  exe=${exe% (deleted)}
+  [[ ${exe##*/} == smbd ]] || return 1
   cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
   [[ $cmd == *smbd* && " $cmd " == *" $KIT_CONF "* ]]
 }
@@ -237,10 +244,22 @@ service_unit_remove() {
   log "removed unit '$file'"
 }
 
+# service_log_links_remove: remove every symlink directly in LOG_DIR (smbd, as root, would append
+# its log through one, and rotate log.smbd onto log.smbd.old by name); says what it removed.
+service_log_links_remove() {
+  local l
+  [[ -d $LOG_DIR && ! -L $LOG_DIR ]] || return 0
+  while IFS= read -r -d '' l; do
+    rm -f -- "$l"
+    log "service: removed the symlink '$l' (smbd would write its log through it)"
+  done < <(find "$LOG_DIR" -mindepth 1 -maxdepth 1 -type l -print0 2>/dev/null)
+}
+
 # service_start: issue the start command and return when it returned (no login wait). Records
 # KIT_SERVICE_MODE, KIT_UNIT, KIT_CGROUP, KIT_CGROUP_SOURCE, KIT_SMBD_PID in the state.
 service_start() {
   local mode smbd pid='' cg
+  service_log_links_remove
   mode=$(service_mode)
   smbd=$(service_smbd)
   if [[ $mode == systemd ]]; then

@@ -9,11 +9,13 @@ STATE_KEYS='KIT_TEST_USER|KIT_SELINUX|KIT_SELINUX_FCONTEXTS|KIT_SELINUX_PORT|KIT
 
 STATE_DIR_MARKER=.samba-perf-test
 
-# state_path_safe PATH WHAT: die unless PATH (when it exists) and every existing folder above
-# it are owned by root and not writable by group or others (a sticky folder such as /tmp is
-# fine above it): another user could otherwise replace what root reads or removes there.
+# state_path_safe PATH WHAT [above]: die unless PATH (when it exists) and every existing folder
+# above it are owned by root and not writable by group or others (a sticky folder such as /tmp
+# is fine above it, and so is PATH itself with 'above'): another user could otherwise replace
+# what root reads or removes there.
 state_path_safe() {
   local p=$1 what=$2 st uid mode first=1
+  [[ ${3:-} != above ]] || first=0
   while :; do
     if [[ -e $p || -L $p ]]; then
       st=$(common_timeout 5 stat -c '%u %a' -- "$p") || die "cannot stat '$p' ($what)"
@@ -111,15 +113,29 @@ state_dir_is_kit() {
 }
 
 # state_dir_check KEY: die when the folder of setting KEY exists, is not empty and was not
-# made by the kit, or (CONF_DIR, STATE_DIR) could be changed by another user (changes nothing).
+# made by the kit, or could be changed by another user (changes nothing): the folders above it
+# must be root's (a sticky one such as /tmp is fine above), and a folder the kit did not make
+# must be root's, writable by no one else and not directly in a folder others can write (there
+# another user could have made it, or swap it, for root to follow their symlinks in it). A
+# folder the kit made keeps the owner the kit gave it (SHARE_DIR: the test user).
 state_dir_check() {
-  local key=$1 dir=${!1}
+  local key=$1 dir=${!1} kind parent mode
   case $key in CONF_DIR | STATE_DIR) state_path_safe "$dir" "setting '$key'" ;; esac
+  parent=${dir%/*}
+  [[ -n $parent ]] || parent=/
+  state_path_safe "$parent" "the folder of setting '$key'" above
   [[ -e $dir || -L $dir ]] || return 0
   [[ -d $dir && ! -L $dir ]] || die "setting '$key' names '$dir', which is not a folder"
   if [[ $key == MOUNT_POINT ]]; then mount_check_foreign; fi
   [[ $key == MOUNT_POINT ]] && mount_is_kit && return 0
-  state_dir_is_kit "$dir" && return 0
+  kind=$(state_dir_mark_kind "$dir") || kind=''
+  [[ $kind == made ]] && return 0
+  state_path_safe "$dir" "setting '$key'"
+  mode=$(common_timeout 5 stat -c %a -- "$parent") || die "cannot stat '$parent'"
+  if ((8#$mode & 8#002)) && [[ $kind != adopted ]]; then
+    die "setting '$key' names '$dir', which the kit did not make, in '$parent', which every user can write (mode $mode): use a new folder there, which the kit makes"
+  fi
+  [[ -n $kind ]] && return 0
   if [[ -n $(common_timeout 5 ls -A -- "$dir" 2>/dev/null) ]]; then
     die "setting '$key' names '$dir', a folder that has files and was not made by the kit: choose a new folder"
   fi

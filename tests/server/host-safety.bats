@@ -177,6 +177,70 @@ NFT
   rm -rf "${SRV_ROOT:?}/mnt" "${SRV_ROOT:?}/mnt-link"
 }
 
+@test "1 (issue 24) SHARE_DIR, LOG_DIR, MOUNT_POINT of another user, or unmarked in a folder all can write, are refused; nothing changed" {
+  local key d before nobody
+  nobody=$(id -u nobody)
+  for key in SHARE_DIR LOG_DIR MOUNT_POINT; do
+    d=$SRV_ROOT/foreign-$key
+    mkdir -m 0755 "$d"
+    chown nobody:nogroup "$d"
+    before=$(stat -c '%u %g %a' "$d")
+    run env "$key=$d" "$KIT_ROOT/start-samba.sh"
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    assert_names "'$d' (setting '$key') is owned by uid $nobody, not root: refusing to use it"
+    assert_equal "$(stat -c '%u %g %a' "$d")" "$before"
+    assert_equal "$(ls -A "$d")" ""
+  done
+  # a root folder nobody marked, directly in a folder every user can write (like /tmp)
+  mkdir -m 1777 "$SRV_ROOT/pub"
+  mkdir -m 0755 "$SRV_ROOT/pub/share"
+  run env SHARE_DIR="$SRV_ROOT/pub/share" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "setting 'SHARE_DIR' names '$SRV_ROOT/pub/share', which the kit did not make, in '$SRV_ROOT/pub', which every user can write (mode 1777): use a new folder there, which the kit makes"
+  assert_equal "$(ls -A "$SRV_ROOT/pub/share")" ""
+  # a folder inside another user's folder: that user could swap it
+  mkdir -m 0755 "$SRV_ROOT/alice"
+  chown nobody "$SRV_ROOT/alice"
+  run env LOG_DIR="$SRV_ROOT/alice/log" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "'$SRV_ROOT/alice' (the folder of setting 'LOG_DIR') is owned by uid $nobody, not root: refusing to use it"
+  [[ ! -e $SRV_ROOT/alice/log ]] || fail "the folder was made"
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  rm -rf "${SRV_ROOT:?}"/foreign-* "${SRV_ROOT:?}/pub" "${SRV_ROOT:?}/alice"
+}
+
+@test "1 (issue 24) root follows no symlink in the kit's folders: a share folder, the data file, smbd's log" {
+  local t=$BATS_TEST_TMPDIR
+  # decoys stand in for /etc and its files (a failing run must not harm the host)
+  mkdir -m 0755 "$t/decoy" "$t/share" "$t/log" "$t/run" "$t/run/raw"
+  printf 'keep\n' >"$t/decoy/file"
+  printf 'keep\n' >"$t/decoy.log"
+  chown nobody:nogroup "$t/share"
+  ln -s "$t/decoy" "$t/share/metadata"
+  mkdir "$t/share/fio"
+  ln -s "$t/decoy/file" "$t/share/fio/data.0"
+  ln -s "$t/decoy.log" "$t/log/log.smbd"
+  run env SHARE_DIR="$t/share" LOG_DIR="$t/log" MOUNT_POINT="$t/mnt" RUN_DIR="$t/run" DATA_FILE_MB=1 \
+    bash -c 'set -euo pipefail; KIT_ROOT=$1
+      source "$KIT_ROOT/lib/common.sh"
+      common_source_libs "$KIT_ROOT" state child mount run fio service
+      child_share_dir metadata
+      fio_data_file
+      service_log_links_remove' hs-links "$KIT_ROOT"
+  assert_success
+  assert_equal "$(stat -c '%U %a' "$t/decoy" "$t/decoy/file" "$t/decoy.log")" $'root 755\nroot 644\nroot 644'
+  assert_equal "$(cat "$t/decoy/file" "$t/decoy.log")" $'keep\nkeep'
+  [[ -d $t/share/metadata && ! -L $t/share/metadata ]] || fail "share/metadata is not a folder of its own"
+  assert_equal "$(stat -c %U "$t/share/metadata")" nobody
+  [[ -f $t/share/fio/data.0 && ! -L $t/share/fio/data.0 ]] || fail "the data file is not a file of its own"
+  assert_equal "$(stat -c %s "$t/share/fio/data.0")" 1048576
+  [[ ! -e $t/log/log.smbd && ! -L $t/log/log.smbd ]] || fail "the log symlink is still there"
+  assert_names "removed the symlink '$t/log/log.smbd'"
+}
+
 @test "1 SELinux: without a state file cleanup deletes no rule (stub semanage)" {
   local log=$BATS_TEST_TMPDIR/stub.log
   run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SELINUX=Enforcing \
@@ -256,6 +320,31 @@ NFT
   ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
 }
 
+@test "3 (issue 24) Samba parameters that act as root are refused at start, from a setting or a file; nothing changed" {
+  local mark=$BATS_TEST_TMPDIR/ran f=$BATS_TEST_TMPDIR/global.params c
+  printf 'aio read size = 1\nroot preexec = touch %s\n' "$mark" >"$f"
+  chmod 0644 "$f"
+  for c in "SAMBA_SHARE_PARAMS=root preexec = touch $mark" "SAMBA_GLOBAL_PARAMS=panic action = touch $mark" \
+    "SAMBA_SHARE_PARAMS=force user = root" "SAMBA_SHARE_PARAMS=vfs objects = $BATS_TEST_TMPDIR/evil.so" \
+    "SAMBA_SHARE_PARAMS=wide links = yes" "SAMBA_GLOBAL_PARAMS=$f"; do
+    run env "$c" "$KIT_ROOT/start-samba.sh"
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    assert_names "error: setting '${c%%=*}' has bad parameter '"
+  done
+  assert_names "'root preexec = touch $mark': it runs a command, and smbd runs as root"
+  chmod 0666 "$f"
+  run env SAMBA_GLOBAL_PARAMS="$f" "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_names "setting 'SAMBA_GLOBAL_PARAMS' names the file '$f', which group or others can write (mode 666)"
+  [[ ! -e $mark ]] || fail "a command of a parameter ran"
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  [[ ! -e $SRV_ROOT/conf/smb.conf ]] || fail "an smb.conf was written"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  [[ -z $(srv_kit_pids) ]] || fail "smbd was started"
+}
+
 # ---- 4. one lock ----------------------------------------------------------------------------
 
 @test "4 a second start/stop/cleanup waits a bounded time, then names the holder" {
@@ -317,6 +406,42 @@ NFT
   [[ ! -e /run/samba-perf-test/$SRV_SERVICE.lock.stop ]] || fail "the stop request was left behind"
 }
 
+@test "4 (issue 24) stop and cleanup signal no process the pid file names unless it is the kit's smbd; pdbedit -x only on a marked passdb" {
+  local st=$SRV_ROOT/state conf=$SRV_ROOT/conf/smb.conf p p1 p2 cmd log=$BATS_TEST_TMPDIR/pdbedit.log
+  local -a argv
+  # processes named like the kit's smbd with its config: one of another user, one of root
+  # running another program
+  setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c 'exec -a smbd python3 -c "import time; time.sleep(60)" -s "$1"' _ "$conf" </dev/null >/dev/null 2>&1 3>&- &
+  p1=$!
+  bash -c 'exec -a smbd python3 -c "import time; time.sleep(60)" -s "$1"' _ "$conf" </dev/null >/dev/null 2>&1 3>&- &
+  p2=$!
+  for _ in {1..50}; do grep -qF -- "$conf" "/proc/$p1/cmdline" "/proc/$p2/cmdline" 2>/dev/null && break; sleep 0.1; done
+  for p in "$p1" "$p2"; do
+    for cmd in stop-samba.sh "test-samba.sh cleanup"; do
+      # the kit's own marked STATE_DIR (cleanup removes it), its pid file naming the process
+      mkdir -p "$st/pid"
+      printf 'samba-perf-test kit folder made %s\n' "$st" >"$st/.samba-perf-test"
+      echo "$p" >"$st/pid/smbd.pid"
+      read -r -a argv <<<"$cmd"
+      run "$KIT_ROOT/${argv[0]}" "${argv[@]:1}"
+      kill -0 "$p" || fail "pid $p, not the kit's smbd, was signalled by $cmd"
+    done
+  done
+  kill "$p1" "$p2"
+  wait "$p1" "$p2" 2>/dev/null || true
+  # an smb.conf in a folder the kit did not make names a passdb that is not the kit's (stub pdbedit)
+  local f=$SRV_ROOT/foreign
+  mkdir -p "$f" "$BATS_TEST_TMPDIR/bin"
+  printf '[global]\n  passdb backend = tdbsam:/var/lib/samba/private/passdb.tdb\n' >"$f/smb.conf"
+  printf '#!/bin/sh\necho "pdbedit $*" >>%s\n' "$log" >"$BATS_TEST_TMPDIR/bin/pdbedit"
+  chmod +x "$BATS_TEST_TMPDIR/bin/pdbedit"
+  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" CONF_DIR="$f" "$KIT_ROOT/test-samba.sh" cleanup
+  assert_names "kept the passdb of '$f/smb.conf': its folders were not made by the kit"
+  run grep -- ' -x' "$log"
+  assert_failure
+  rm -rf "$f"
+}
+
 # ---- 5. secrets -----------------------------------------------------------------------------
 
 @test "5 KIT_DEBUG=1: the password is in no trace, log, state or results file" {
@@ -357,6 +482,30 @@ NFT
   run "$KIT_ROOT/test-samba.sh" cleanup
   assert_success
   srv_assert_clean
+}
+
+@test "5 (issue 24) a program serving CLIENT_ADDR:445 is named and the start refused; nothing changed" {
+  # bounded by timeout, which passes its TERM on to python (KILL would leave python running)
+  timeout 60 python3 -m http.server --bind "$SRV_ADDR" 445 >/dev/null 2>&1 3>&- &
+  local listener=$!
+  for _ in {1..100}; do
+    ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " && break
+    sleep 0.1
+  done
+  ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " || fail "the foreign listener did not start"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_names "error: setting 'CLIENT_ADDR' has bad value '$SRV_ADDR': port 445 there is served by 'python3' (pid "
+  kill -0 "$listener" || fail "the foreign listener was stopped"
+  ss -Hltn "sport = :445" | grep -qF " $SRV_ADDR:445 " || fail "the foreign listener lost its port"
+  kill -TERM "$listener"
+  wait "$listener" || true
+  ! getent passwd "$SRV_USER" >/dev/null || fail "the user was made"
+  run nft list table ip "$SRV_TABLE"
+  assert_failure
+  [[ ! -e /etc/systemd/system/$SRV_SERVICE.service && ! -e $SRV_ROOT/conf ]] || fail "a unit or CONF_DIR was made"
+  [[ -z $(srv_kit_pids) ]] || fail "smbd was started"
 }
 
 # ---- 7. bounded and interruptible -----------------------------------------------------------

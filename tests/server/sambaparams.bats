@@ -19,6 +19,12 @@ params() {
     params "$KIT_ROOT" "$@"
 }
 
+# validated_lines KEY: sambaparams_validate, then sambaparams_lines KEY, in one fresh bash.
+validated_lines() {
+  bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+    sambaparams_validate && sambaparams_lines "$2"' _ "$KIT_ROOT" "$1"
+}
+
 # refused KEY VALUE MESSAGE: setting KEY=VALUE fails the check with exactly MESSAGE, prints
 # nothing on stdout and leaves no temporary files.
 refused() {
@@ -64,10 +70,11 @@ refused() {
     "setting 'SAMBA_GLOBAL_PARAMS' names the file '$BATS_TEST_TMPDIR/nofile', which cannot be read"
   f2=$BATS_TEST_TMPDIR/ok.params
   head -n 5 "$f" >"$f2"
+  chmod 0644 "$f" "$f2"
   export SAMBA_GLOBAL_PARAMS=$f2
   run --separate-stderr params sambaparams_validate
   assert_success
-  run params sambaparams_lines SAMBA_GLOBAL_PARAMS
+  run validated_lines SAMBA_GLOBAL_PARAMS
   assert_output $'  # SAMBA_GLOBAL_PARAMS (settings.conf): parameters under test\n  aio read size = 16384\n  aio write size = 16384'
   export SAMBA_GLOBAL_PARAMS=$f
   run --separate-stderr params sambaparams_validate
@@ -187,4 +194,111 @@ refused() {
   assert_success
   refute_output --partial 'parameters under test'
   refute_output --partial '@'
+}
+
+@test "sambaparams: parameters that run a command, load code, change who smbd acts as or name a host path are refused, with why" {
+  local cmd="it runs a command, and smbd runs as root" who="it changes who smbd acts as or whom it lets in"
+  local at="it points smbd at a file or folder outside the kit's own" code="it loads code (a module or a backend), which smbd runs as root"
+  local mods="acl_xattr aio_pthread btrfs cacheprime catia commit dirsort fileid fruit io_uring linux_xfs_sgid posixacl readahead streams_xattr syncops time_audit worm"
+  local line why key
+  while IFS='|' read -r key line why; do
+    refused "$key" "aio read size = 1; $line" "setting '$key' has bad parameter '$line': $why"
+  done <<EOF
+SAMBA_SHARE_PARAMS|root preexec = touch $BATS_TEST_TMPDIR/pwned|$cmd
+SAMBA_SHARE_PARAMS|preexec = touch $BATS_TEST_TMPDIR/pwned|$cmd
+SAMBA_SHARE_PARAMS|exec = touch $BATS_TEST_TMPDIR/pwned|$cmd
+SAMBA_SHARE_PARAMS|postexec = /bin/sh -c id|$cmd
+SAMBA_SHARE_PARAMS|root postexec = /bin/sh -c id|$cmd
+SAMBA_SHARE_PARAMS|root preexec close = yes|$cmd
+SAMBA_GLOBAL_PARAMS|username map script = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|panic action = /tmp/x %d|$cmd
+SAMBA_GLOBAL_PARAMS|add user script = /tmp/x %u|$cmd
+SAMBA_GLOBAL_PARAMS|delete user script = /tmp/x %u|$cmd
+SAMBA_GLOBAL_PARAMS|add machine script = /tmp/x %u|$cmd
+SAMBA_GLOBAL_PARAMS|add group script = /tmp/x %g|$cmd
+SAMBA_GLOBAL_PARAMS|rename user script = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|set primary group script = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|check password script = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|message command = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|passwd program = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|wins hook = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|log nt token command = /tmp/x|$cmd
+SAMBA_SHARE_PARAMS|print command = /tmp/x %s|$cmd
+SAMBA_SHARE_PARAMS|lpq command = /tmp/x|$cmd
+SAMBA_SHARE_PARAMS|magic script = x.sh|$cmd
+SAMBA_SHARE_PARAMS|magic output = /etc/x|$cmd
+SAMBA_SHARE_PARAMS|dfree command = /tmp/x|$cmd
+SAMBA_SHARE_PARAMS|get quota command = /tmp/x|$cmd
+SAMBA_SHARE_PARAMS|set quota command = /tmp/x|$cmd
+SAMBA_GLOBAL_PARAMS|preload modules = /tmp/evil.so|$code
+SAMBA_GLOBAL_PARAMS|idmap config * : backend = tdb|$code
+SAMBA_SHARE_PARAMS|spotlight backend = tracker|$code
+SAMBA_SHARE_PARAMS|vfs objects = /tmp/evil.so|it loads '/tmp/evil.so', not one of the modules the kit takes ($mods): a module is code that smbd runs as root
+SAMBA_SHARE_PARAMS|vfs objects = acl_xattr, recycle|it loads 'recycle', not one of the modules the kit takes ($mods): a module is code that smbd runs as root
+SAMBA_SHARE_PARAMS|force user = root|$who
+SAMBA_SHARE_PARAMS|force group = root|$who
+SAMBA_SHARE_PARAMS|admin users = nobody|$who
+SAMBA_SHARE_PARAMS|write list = nobody|$who
+SAMBA_SHARE_PARAMS|inherit owner = yes|$who
+SAMBA_GLOBAL_PARAMS|guest account = root|$who
+SAMBA_GLOBAL_PARAMS|username map = /tmp/map|$who
+SAMBA_GLOBAL_PARAMS|modules dir = /tmp|$at
+SAMBA_GLOBAL_PARAMS|smb passwd file = /tmp/x|the kit manages 'smb passwd file': a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)
+SAMBA_GLOBAL_PARAMS|tls keyfile = /etc/shadow|$at
+SAMBA_GLOBAL_PARAMS|printcap name = /etc/shadow|$at
+SAMBA_GLOBAL_PARAMS|utmp directory = /etc|$at
+SAMBA_SHARE_PARAMS|wide links = yes|$at
+SAMBA_SHARE_PARAMS|follow symlinks = yes|$at
+SAMBA_SHARE_PARAMS|msdfs root = yes|$at
+SAMBA_SHARE_PARAMS|copy = perftest|$at
+SAMBA_SHARE_PARAMS|shadow:snapdir = /etc|$at
+SAMBA_SHARE_PARAMS|recycle:repository = .trash|options are taken only for the VFS modules $mods, without a '/' in the value
+SAMBA_SHARE_PARAMS|readahead:length = /etc|options are taken only for the VFS modules $mods, without a '/' in the value
+SAMBA_GLOBAL_PARAMS|server string = tuned|not on the kit's list of tuning parameters (sambaparams_allowed in lib/sambaparams.sh)
+EOF
+  assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+  # the tuning modules and their options, and synonyms of tuning parameters, pass
+  export SAMBA_SHARE_PARAMS='vfs objects = acl_xattr io_uring, readahead; readahead:length = 1M; create mode = 0600'
+  run --separate-stderr params sambaparams_validate
+  assert_success
+  assert_equal "$stderr" ""
+}
+
+@test "sambaparams: a sweep variant with a parameter that runs a command is refused by the same check" {
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/sweep.sh"
+    KIT_ROOT=$1 KIT_SETTINGS= SWEEP_BASE=()
+    sweep_check_variant 2 "$2" >/dev/null' _ "$KIT_ROOT" "SAMBA_GLOBAL_PARAMS='panic action = touch $BATS_TEST_TMPDIR/pwned'"
+  assert_failure 2
+  assert_equal "$stderr" "error: sweep: variant 2: setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'panic action = touch $BATS_TEST_TMPDIR/pwned': it runs a command, and smbd runs as root"
+  assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+}
+
+@test "sambaparams: a parameter file is read once, and one another user owns or can write is refused" {
+  kit_require_root
+  local f=$BATS_TEST_TMPDIR/share.params
+  printf 'aio write size = 16384\n# a comment\nstrict allocate = yes\n' >"$f"
+  chmod 0644 "$f"
+  # checked and used are the same lines: the file changed after the check changes nothing;
+  # the setting holds them on one line (the state and the sweep keep it so)
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+    SAMBA_SHARE_PARAMS=$2; sambaparams_validate
+    printf "root preexec = touch %s/pwned\n" "${2%/*}" >"$2"
+    printf "%s\n" "$SAMBA_SHARE_PARAMS"
+    sambaparams_lines SAMBA_SHARE_PARAMS' _ "$KIT_ROOT" "$f"
+  assert_success
+  assert_output $'aio write size = 16384; strict allocate = yes\n  # SAMBA_SHARE_PARAMS (settings.conf): parameters under test\n  aio write size = 16384\n  strict allocate = yes'
+  printf 'aio write size = 16384\n' >"$f"
+  chmod 0664 "$f"
+  refused SAMBA_SHARE_PARAMS "$f" "setting 'SAMBA_SHARE_PARAMS' names the file '$f', which group or others can write (mode 664): make it 'chmod go-w'"
+  chmod 0646 "$f"
+  refused SAMBA_SHARE_PARAMS "$f" "setting 'SAMBA_SHARE_PARAMS' names the file '$f', which group or others can write (mode 646): make it 'chmod go-w'"
+  chmod 0644 "$f"
+  chown nobody "$f"
+  refused SAMBA_SHARE_PARAMS "$f" "setting 'SAMBA_SHARE_PARAMS' names the file '$f', which is owned by uid $(id -u nobody), not by the kit's user: another user could change what smbd runs with"
+  chown 0 "$f"
+  ln -s /dev/null "$BATS_TEST_TMPDIR/dev.params"
+  refused SAMBA_SHARE_PARAMS "$BATS_TEST_TMPDIR/dev.params" "setting 'SAMBA_SHARE_PARAMS' names '$BATS_TEST_TMPDIR/dev.params', which is not a regular file"
+  printf 'veto files = /a;b/\n' >"$f"
+  refused SAMBA_SHARE_PARAMS "$f" "setting 'SAMBA_SHARE_PARAMS' names the file '$f', which has ';' in 'veto files = /a;b/': a value cannot hold ';'"
+  assert_equal "$(stat -c '%u %a' "$f")" "0 644"
 }
