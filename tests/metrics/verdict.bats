@@ -63,6 +63,15 @@ judge() {
   assert_output "p95 30.0 ms is above 20 ms"
 }
 
+@test "verdict: login: at a rate where not even one worker meets the p95 target, only the host is named" {
+  # a loaded host gave 4.8 logins/s: 1 / 4.8 = 208 ms, no worker count meets 20 ms
+  jq -c '.workers = 8 | .rate_per_s = 4.8 | .lat_ms.p95 = 1936.3' "$RUN_DIR/raw/login.json" >"$RUN_DIR/raw/l.new"
+  mv "$RUN_DIR/raw/l.new" "$RUN_DIR/raw/login.json"
+  judge login
+  run jq -r .why "$RUN_DIR/metrics/login.json"
+  assert_output --partial "8 workers need over 400 logins/s, so at this rate not even one would: a faster or larger host)"
+}
+
 @test "verdict: concurrency: a step's p99 target its clients cannot meet at the measured IOPS says so (Little's law)" {
   # 4 clients at 400 reads/s wait 10 ms on average: p99 <= 5 ms needs over 800 reads/s
   jq -c '.rate_per_s = 400 | .lat_ms.p99 = 12' "$RUN_DIR/raw/concurrency.4.json" >"$RUN_DIR/raw/c.new"
