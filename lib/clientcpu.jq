@@ -35,6 +35,13 @@ def clientcpu_split:
 # one decimal place
 def clientcpu_r1: (. * 10 | round) / 10;
 
+# clientcpu_disturbed: a split (clientcpu_split) -> "other processes used 1.2 of 2 cores" when
+# processes that are neither the clients nor smbd used at least clientcpu_limits.others of the
+# machine (the measurement was disturbed: lib/repeat.sh measures such a repeat again), else empty.
+def clientcpu_disturbed:
+  select(.available == true and .others.share >= clientcpu_limits.others)
+  | "other processes used \(.others.cores | clientcpu_r1) of \(.nproc) cores";
+
 # clientcpu_warnings($what): a split (clientcpu_split) -> array of warning strings (empty when none):
 #   the machine was short of CPU and the kit's clients took a part of it, e.g. "the clients used
 #   0.9 of 2 cores during login (smbd 1.0): the machine was 97 % busy, so the server was short
@@ -46,9 +53,8 @@ def clientcpu_warnings($what):
       [ (if .machine.share >= $l.busy and .client.share >= $l.client then
            "the clients used \(.client.cores | clientcpu_r1) of \(.nproc) cores during \($what) (smbd \(.server.cores | clientcpu_r1)): the machine was \(.machine.share * 100 | round) % busy, so the server was short of CPU and a client on another machine would likely see more (warned at >= \($l.busy * 100 | round) % busy with the clients at >= \($l.client * 100 | round) % of the machine)"
          else empty end),
-        (if .others.share >= $l.others then
-           "other processes used \(.others.cores | clientcpu_r1) of \(.nproc) cores during \($what): the figure may be lower than this machine can do (warned at >= \($l.others * 100 | round) % of the machine)"
-         else empty end) ]
+        (clientcpu_disturbed
+         | "\(.) during \($what): the figure may be lower than this machine can do (warned at >= \($l.others * 100 | round) % of the machine)") ]
     end;
 
 # clientcpu_line: a split (clientcpu_split) -> one line for the report ("client 0.9 cores (45 %), smbd 1.0

@@ -109,3 +109,20 @@ def combine($per_s):
       + (if $unsure then {unsure: true} else {} end)
       + (if any($r[]; .elapsed_s != null) then {elapsed_s: ([$r[] | .elapsed_s // 0] | add)} else {} end)
     end;
+
+# disturbed_mark($d): a combined row with what lib/repeat.sh recorded of its disturbed repeats
+# ($d: [{repeat, reason, replaced[, tag, kept]}], other processes took CPU during them): the
+# records in details.disturbed, a note for each repeat measured again ("repeat 2 measured
+# again: other processes used 1.2 of 2 cores during login"), and a warning when the verdict
+# still rests on a disturbed repeat (the extra measurements were used up, or it was disturbed again).
+def disturbed_mark($d):
+  if ($d | length) == 0 then .
+  else ($d | sort_by(.repeat)) as $d
+    | ([$d[] | select(.replaced | not)]) as $kept
+    | .details.disturbed = [$d[] | del(.metric)]
+    | .details.notes = ((.details.notes // [])
+        + [$d[] | select(.replaced) | "repeat \(.repeat) measured again: \(.reason) (the first measurement is in raw/ with '\(.tag)' in its files' names)"])
+    | .warnings = ((.warnings // [])
+        + if ($kept | length) == 0 then []
+          else ["the verdict rests on disturbed repeat\(if ($kept | length) > 1 then "s" else "" end) \($kept | map(.repeat | tostring) | join(", ")) (\($kept | map(.reason) | unique | join("; "))): measured again at most once each and at most REPEAT extra measurements a run"] end)
+  end;

@@ -90,7 +90,7 @@ repeat_run() {
   local m k i=0 n
   local -a plan
   local -A steady=()
-  REPEAT_BASE=$RUN_DIR
+  REPEAT_BASE=$RUN_DIR REPEAT_EXTRA=0
   mapfile -t plan < <(repeat_plan)
   n=${#plan[@]}
   for k in "${plan[@]}"; do
@@ -106,12 +106,69 @@ repeat_run() {
     # the steady fio run is made once per repeat for the metrics that judge it
     FIO_STEADY_DONE=${steady[$k]:-0}
     log "      (repeat $k of $REPEAT)"
-    run_one "$m" "$i" "$n"
+    repeat_measure "$m" "$k" "$i" "$n"
     steady[$k]=${FIO_STEADY_DONE:-0}
   done
   RUN_DIR=$REPEAT_BASE
   repeat_collect
   REPEAT_BASE=''
+}
+
+# repeat_measure METRIC K INDEX COUNT: run_one METRIC as repeat K into RUN_DIR; when other
+# processes took CPU during it (repeat_disturbed), measure it once more, at most REPEAT extra
+# measurements a run (REPEAT_EXTRA counts them): the replaced measurement's raw files move to
+# REPEAT_BASE/raw with .rK.disturbedN after the measurement's name (login.r2.disturbed1.json),
+# and RUN_DIR/disturbed.jsonl records {metric, repeat, reason, replaced[, tag, kept]} for the
+# row (lib/repeat.jq disturbed_mark). A measurement disturbed again is kept, and recorded.
+repeat_measure() {
+  local m=$1 k=$2 why f was_steady=${FIO_STEADY_DONE:-0} try=0
+  local -a before new names kept
+  mapfile -t before < <(repeat_names "$RUN_DIR/raw")
+  while :; do
+    run_one "$m" "$3" "$4"
+    mapfile -t new < <(repeat_names "$RUN_DIR/raw" | grep -vxF -f <(printf '%s\n' "${before[@]}" ''))
+    why=$(cd "$RUN_DIR/raw" && repeat_disturbed "${new[@]}") || return 0
+    if ((try > 0 || REPEAT_EXTRA >= REPEAT)); then
+      jq -cn --arg m "$m" --argjson k "$k" --arg r "$why" '{metric: $m, repeat: $k, reason: $r, replaced: false}' \
+        >>"$RUN_DIR/disturbed.jsonl"
+      log "      repeat $k of $m was disturbed ($why) and is kept: $(if ((try > 0)); then echo "it was measured again once already"; else echo "the run's $REPEAT extra measurements are used up"; fi)"
+      return 0
+    fi
+    try=$((try + 1)) REPEAT_EXTRA=$((REPEAT_EXTRA + 1))
+    names=() kept=()
+    for f in "${new[@]}"; do [[ $f != *.evidence.json ]] || names+=("${f%.evidence.json}"); done
+    for f in "${new[@]}"; do
+      kept+=("$(repeat_raw_name "$f" "$k.disturbed$try" "${names[@]}")")
+      mv -f "$RUN_DIR/raw/$f" "$REPEAT_BASE/raw/${kept[-1]}"
+    done
+    jq -cn --arg m "$m" --argjson k "$k" --arg r "$why" --arg tag ".r$k.disturbed$try" \
+      '{metric: $m, repeat: $k, reason: $r, replaced: true, tag: $tag, kept: $ARGS.positional}' \
+      --args "${kept[@]}" >>"$RUN_DIR/disturbed.jsonl"
+    FIO_STEADY_DONE=$was_steady
+    RUN_LEFT=$((RUN_LEFT + $(registry_estimate "$m")))
+    log "      repeat $k of $m measured again: $why (extra measurement $REPEAT_EXTRA of at most $REPEAT; the first is kept in raw/ with '.r$k.disturbed$try' in its files' names)"
+  done
+}
+
+# repeat_names DIR: print the names of DIR's files, one a line.
+repeat_names() {
+  find "$1" -mindepth 1 -maxdepth 1 -type f -printf '%f\n' 2>/dev/null
+}
+
+# repeat_disturbed EVIDENCE...: print why the measurements of these raw/NAME.evidence.json files
+# (other names are ignored) were disturbed, the most disturbed one's ("other processes used 1.2
+# of 2 cores during login": lib/clientcpu.jq clientcpu_disturbed); 1 when none was.
+repeat_disturbed() {
+  local f why
+  local -a ev=()
+  for f in "$@"; do [[ $f != *.evidence.json || ! -s $f ]] || ev+=("$f"); done
+  ((${#ev[@]} > 0)) || return 1
+  why=$(jq -rR -L "$KIT_ROOT/lib" 'include "clientcpu";
+    fromjson? // empty | (input_filename | split("/")[-1] | rtrimstr(".evidence.json")) as $w
+    | clientcpu_split as $s | $s | clientcpu_disturbed | "\($s.others.share)\t\(.) during \($w)"' "${ev[@]}" |
+    sort -t$'\t' -k1,1gr | head -n1 | cut -f2-) || return 1
+  [[ -n $why ]] || return 1
+  printf '%s\n' "$why"
 }
 
 # repeat_abort: the run stopped: put RUN_DIR back to the run's folder and keep what the
@@ -144,14 +201,15 @@ repeat_collect() {
     done
     # shellcheck disable=SC2016 # a jq program
     line=$(jq -rn -L "$KIT_ROOT/lib" --arg metric "$row" --arg skip '' --arg error '' \
-      --argjson cpus "${RUN_CPUS:-1}" --argjson elapsed null "${files[@]}" '
+      --argjson cpus "${RUN_CPUS:-1}" --argjson elapsed null "${files[@]}" \
+      --argjson disturbed "$(cat "$RUN_DIR"/.repeat.*/disturbed.jsonl 2>/dev/null | jq -sc --arg m "$row" 'map(select(.metric == $m))')" '
       include "repeat"; include "format";
       [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("row:")) | .value | fromjson? // null] as $objs
       | [$ARGS.named | to_entries | sort_by(.key)[] | select(.key | startswith("raw:")) | .value | fromjson? // null
          | select(type == "object") | ([[]] + [paths(type == "object" and has("per_s"))])[] as $p
          | (getpath($p) // {}) as $o | select(($o | type) == "object" and ($o.per_s | type) == "array")
          | [(if $p == [] then "operations" else $p | map(tostring) | join(" ") end), $o.per_s]] as $per_s
-      | $objs | combine($per_s) | select(. != null) | "\(progress_line)\t\(tojson)"') || {
+      | $objs | combine($per_s) | select(. != null) | disturbed_mark($disturbed) | "\(progress_line)\t\(tojson)"') || {
       warn "could not combine the repeats of '$row' (lib/repeat.jq failed)"
       continue
     }

@@ -42,10 +42,11 @@ probe_clientcpu_finish() {
   clientcpu_remove
 }
 
-# clientcpu_machine_ticks: print the busy clock ticks of the whole machine so far (/proc/stat:
-# user+nice+system+irq+softirq+steal).
+# clientcpu_machine_ticks STAT: print the busy clock ticks of the whole machine so far
+# (STAT is /proc/stat or a copy: user+nice+system+irq+softirq). steal is left out: it is time the
+# hypervisor gave another guest, not CPU a process here used, so it is no part of "others".
 clientcpu_machine_ticks() {
-  awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+  awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' "$1"
 }
 
 # clientcpu_snapshot FILE: write {t_ns, client (a cgcpu line), machine_ticks, hz} to FILE;
@@ -55,7 +56,7 @@ clientcpu_snapshot() {
   cg=$(clientcpu_cgroup) || return 1
   [[ -x $KIT_ROOT/helpers/cgcpu ]] || return 1
   line=$(timeout 5 "$KIT_ROOT/helpers/cgcpu" -g "$cg" 2>/dev/null) || return 1
-  jq -n -c --argjson c "$line" --argjson t "$(date +%s%N)" --argjson m "$(clientcpu_machine_ticks)" \
+  jq -n -c --argjson c "$line" --argjson t "$(date +%s%N)" --argjson m "$(clientcpu_machine_ticks /proc/stat)" \
     --argjson hz "$(getconf CLK_TCK)" '{t_ns: $t, client: $c, machine_ticks: $m, hz: $hz}' >"$1"
 }
 

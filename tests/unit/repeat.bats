@@ -259,3 +259,99 @@ obj() {
   assert_success
   assert_output $'ENCRYPTION=yes|SAMBA_GLOBAL_PARAMS=aio read size = 1; a = b=c|\nENCRYPTION=yes|'
 }
+
+# evidence OTHERS_US: a measurement's evidence line over 10 s on 2 cores: the clients used 3 s,
+# smbd 5 s, and other processes OTHERS_US µs (the machine was busy 8 s + OTHERS_US).
+evidence() {
+  jq -cn --argjson o "$1" '{wall_s: 10, probes: {
+    clientcpu: {available: true, source: "cgroup2", used_us: 3e6, machine_busy_us: (8e6 + $o), window_s: 10, nproc: 2},
+    cgcpu: {available: true, source: "cgroup2", used_us: 5e6}}}'
+}
+
+@test "disturbed: a measurement is disturbed when other processes used >= 25 % of the machine, the worst one named" {
+  cd "$BATS_TEST_TMPDIR"
+  evidence 2e6 >login.evidence.json
+  echo '{"helper":"smb-login-storm"}' >login.json
+  run repeat_disturbed login.json login.evidence.json
+  assert_failure
+  assert_output ''
+  evidence 5e6 >concurrency.4.evidence.json
+  evidence 12e6 >concurrency.16.evidence.json
+  : >concurrency.64.evidence.json
+  run repeat_disturbed login.evidence.json concurrency.4.evidence.json concurrency.16.evidence.json concurrency.64.evidence.json
+  assert_success
+  assert_output 'other processes used 1.2 of 2 cores during concurrency.16'
+  # the threshold is clientcpu's own: 0.5 of 2 cores is disturbed, 0.4 is not
+  evidence 5e6 >login.evidence.json
+  run repeat_disturbed login.evidence.json
+  assert_output 'other processes used 0.5 of 2 cores during login'
+  evidence 4e6 >login.evidence.json
+  run repeat_disturbed login.evidence.json
+  assert_failure
+}
+
+@test "disturbed: /proc/stat's steal is not CPU a process here used" {
+  source "$KIT_ROOT/lib/probes/clientcpu.sh"
+  # user nice system idle iowait irq softirq steal guest guest_nice
+  printf 'cpu  100 20 30 5000 40 5 6 700 0 0\ncpu0 50 10 15 2500 20 2 3 350 0 0\n' >"$BATS_TEST_TMPDIR/stat"
+  run clientcpu_machine_ticks "$BATS_TEST_TMPDIR/stat"
+  assert_output 161
+}
+
+@test "disturbed: a disturbed repeat is measured again once, at most REPEAT extra a run, the first kept under its own name" {
+  # run_one stands for the measurement: it writes login.json and its evidence with the other
+  # processes' CPU taken from the queue in $q, one line a call
+  local q=$BATS_TEST_TMPDIR/others
+  run_one() {
+    local o
+    o=$(head -n1 "$q") && sed -i 1d "$q"
+    echo "{\"measured\":$o}" >"$RUN_DIR/raw/$1.json"
+    evidence "$o" >"$RUN_DIR/raw/$1.evidence.json"
+    echo "{\"metric\":\"$1\"}" >"$RUN_DIR/metrics/$1.json"
+  }
+  registry_estimate() { echo 7; }
+  REPEAT=2 REPEAT_EXTRA=0 RUN_LEFT=0 REPEAT_BASE=$BATS_TEST_TMPDIR/run
+  mkdir -p "$REPEAT_BASE/raw" "$REPEAT_BASE/.repeat.1/raw" "$REPEAT_BASE/.repeat.1/metrics" \
+    "$REPEAT_BASE/.repeat.2/raw" "$REPEAT_BASE/.repeat.2/metrics"
+  # repeat 1: disturbed (1.2 cores), measured again: quiet
+  printf '%s\n' 12e6 1e6 >"$q"
+  RUN_DIR=$REPEAT_BASE/.repeat.1
+  repeat_measure login 1 1 4 2>"$BATS_TEST_TMPDIR/log"
+  run jq -c .measured "$RUN_DIR/raw/login.json" "$REPEAT_BASE/raw/login.r1.disturbed1.json"
+  assert_output $'1000000\n12000000'
+  assert [ -f "$REPEAT_BASE/raw/login.r1.disturbed1.evidence.json" ]
+  run jq -c . "$RUN_DIR/disturbed.jsonl"
+  assert_output '{"metric":"login","repeat":1,"reason":"other processes used 1.2 of 2 cores during login","replaced":true,"tag":".r1.disturbed1","kept":["login.r1.disturbed1.evidence.json","login.r1.disturbed1.json"]}'
+  assert_equal "$REPEAT_EXTRA $RUN_LEFT" "1 7"
+  run grep -c 'repeat 1 of login measured again: other processes used 1.2 of 2 cores during login (extra measurement 1 of at most 2' "$BATS_TEST_TMPDIR/log"
+  assert_output 1
+  # disturbed again after its second measurement: kept, and said
+  printf '%s\n' 12e6 11e6 >"$q"
+  RUN_DIR=$REPEAT_BASE/.repeat.2
+  repeat_measure login 2 2 4 2>"$BATS_TEST_TMPDIR/log"
+  run jq -c '[.repeat, .replaced, .reason]' "$RUN_DIR/disturbed.jsonl"
+  assert_output $'[2,true,"other processes used 1.2 of 2 cores during login"]\n[2,false,"other processes used 1.1 of 2 cores during login"]'
+  assert_equal "$REPEAT_EXTRA" 2
+  # the run's REPEAT extra measurements are used up: a disturbed repeat is kept at once
+  printf '%s\n' 12e6 >"$q"
+  repeat_measure metadata 2 3 4 2>"$BATS_TEST_TMPDIR/log"
+  run jq -c 'select(.metric == "metadata") | .replaced' "$RUN_DIR/disturbed.jsonl"
+  assert_output false
+  assert_equal "$REPEAT_EXTRA $(wc -l <"$q")" "2 0"
+  run grep -c 'extra measurements are used up' "$BATS_TEST_TMPDIR/log"
+  assert_output 1
+}
+
+@test "disturbed: the row names the repeats measured again and why, and warns when its verdict rests on a disturbed one" {
+  local d='[{"repeat":3,"reason":"other processes used 1.1 of 2 cores during login","replaced":false},
+    {"repeat":2,"reason":"other processes used 1.2 of 2 cores during login","replaced":true,"tag":".r2.disturbed1"}]'
+  run jq -c -n -L "$KIT_ROOT/lib" --argjson objs "[$(login 150 PASS),$(login 140 PASS),$(login 145 PASS)]" --argjson d "$d" \
+    --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
+    'include "repeat"; $objs | combine([]) | disturbed_mark($d) | [.status, [.details.disturbed[].repeat], .details.notes, .warnings]'
+  assert_output '["PASS",[2,3],["repeat 2 measured again: other processes used 1.2 of 2 cores during login (the first measurement is in raw/ with '"'"'.r2.disturbed1'"'"' in its files'"'"' names)"],["the verdict rests on disturbed repeat 3 (other processes used 1.1 of 2 cores during login): measured again at most once each and at most REPEAT extra measurements a run"]]'
+  # nothing disturbed: the row as combine made it
+  run jq -c -n -L "$KIT_ROOT/lib" --argjson objs "[$(login 150 PASS)]" \
+    --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
+    'include "repeat"; $objs | combine([]) | (disturbed_mark([]) == .)'
+  assert_output true
+}
