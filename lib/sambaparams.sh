@@ -33,6 +33,7 @@ sambaparams_managed() {
   for p in smbports interfaces bindinterfacesonly disablenetbios; do
     printf '%s|%s\n' "$p" "the kit's test smbd listens only on SERVER_ADDR:TEST_PORT"
   done
+  printf '%s\n' "netbiosaliases|the kit's test smbd takes CLIENT_ADDR, the name its clients use, as its own"
   for p in passdbbackend serverrole security netbiosname workgroup validusers maptoguest \
     guestok public guestonly onlyguest; do
     printf '%s|%s\n' "$p" "the kit's login and its test account depend on it"

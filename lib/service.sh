@@ -290,6 +290,9 @@ service_start() {
       fi
       ulimit -n "$(service_limit_nofile)" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
       export _NO_WINBINDD=1
+      # smbd's IPC$ share (every RPC pipe: netdfs, srvsvc) has the path TMPDIR, which the test
+      # user must enter: a caller's private TMPDIR denied every pipe; systemd gives none either
+      unset TMPDIR
       exec "$smbd" -D -s "$KIT_CONF" </dev/null >>"$LOG_DIR/smbd.out" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
     ) || die "smbd did not start: see '$LOG_DIR/smbd.out' and '$LOG_DIR/log.smbd'"
     state_set KIT_UNIT ''

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Usage: chroot-run.sh -o OUT_DIR TAR
-# Summary: the README's commands and the test suite, as a new user runs them, in a minimal Debian 12 chroot
+# Summary: the README's commands and the test suite, as a new user runs them, in a minimal Debian chroot
 #
-# Unpacks TAR (from minbase.sh) into OUT_DIR/root, copies this machine's resolv.conf, hosts
+# Unpacks TAR (from minbase.sh: Debian 12 or 13, whichever release it holds; its
+# /etc/os-release is copied to OUT_DIR/os-release) into OUT_DIR/root, copies this machine's resolv.conf, hosts
 # and hostname there, clones the committed HEAD of this kit into
 # /root/samba-perf-test there, mounts /proc, /sys, /dev (with /dev/pts) and a /run tmpfs, and
 # runs, each step bounded by a timeout, logged to OUT_DIR/STEP.log and recorded in
@@ -13,7 +14,8 @@
 #   samba-after   deps_unit_states after the kit installed samba, plus procs-after.txt
 #   cleanup       ./test-samba.sh cleanup
 #   guest-check   tests/guest/run-guest.sh -c before tests/run (must name a package)
-#   suite         tests/run on every test folder but guest/ and minimal/ (no recursion)
+#   suite         tests/run on every test folder but guest/ and minimal/ (no recursion), or
+#                 on the folders MINIMAL_TESTS names (e.g. 'tests/unit tests/helpers')
 #   guest-ready   tests/guest/run-guest.sh -c after tests/run installed the test packages
 #   samba-end     deps_unit_states at the end
 # On exit, also on failure or Ctrl-C: every process left in the chroot is listed in
@@ -21,23 +23,25 @@
 # what was still mounted), and the unpacked root is removed.
 # MINIMAL_HOSTS=no keeps debootstrap's /etc/hosts, without this machine's name (some SMB
 # logins then time out: the smb-login-storm and smb-hold failures of issue 14).
-# MINIMAL_APT_CACHE (default /var/cache/samba-perf-test/minbase-apt) keeps the downloaded
-# .deb files between runs. The chroot shares this machine's kernel and network: nothing
-# else of the kit may run meanwhile (tests/run runs its files one after another).
+# MINIMAL_APT_CACHE (default /var/cache/samba-perf-test/minbase-RELEASE-apt, one per Debian
+# release) keeps the downloaded .deb files between runs. The chroot shares this machine's
+# kernel and network: the README run uses port MINIMAL_PORT (4459) and client address
+# MINIMAL_CLIENT_ADDR (127.0.0.9); give a second chroot run at the same time others.
 #
 # Exit status: 0 the steps ran (their statuses are in steps.tsv), 1 the chroot could not be
 # set up, 2 usage.
 set -euo pipefail
 
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MINIMAL_APT_CACHE=${MINIMAL_APT_CACHE:-/var/cache/samba-perf-test/minbase-apt}
+MINIMAL_PORT=${MINIMAL_PORT:-4459}
+MINIMAL_CLIENT_ADDR=${MINIMAL_CLIENT_ADDR:-127.0.0.9}
 MINIMAL_MARK=.samba-perf-test-minimal
 CR_KIT=/root/samba-perf-test
 # The README run gets names of its own, so it never meets a kit of this machine; tagged per
 # run, as the suite's private kits are (tests/test_helper/private-kit.bash), so what a killed
 # run left (a cgroup, a table) never blocks the next.
 CR_TAG=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
-CR_KIT_ENV=(TEST_PORT=4459 CLIENT_ADDR=127.0.0.9 "NFT_TABLE=samba_perf_minimal_$CR_TAG"
+CR_KIT_ENV=("TEST_PORT=$MINIMAL_PORT" "CLIENT_ADDR=$MINIMAL_CLIENT_ADDR" "NFT_TABLE=samba_perf_minimal_$CR_TAG"
   "SERVICE_NAME=smbd-perf-minimal-$CR_TAG" "TEST_USER=smbperfmin$CR_TAG" DURATION=2 DATA_FILE_MB=64
   "CONCURRENCY_LEVELS=1 4" MEMORY_CONNECTIONS=20 STARTUP_ROUNDS=1 WORKERS=2)
 OUT='' ROOT=''
@@ -152,10 +156,14 @@ cr_samba_states() {
 
 # cr_setup TAR: unpack, clone the kit, mount.
 cr_setup() {
-  local tar=$1 f
+  local tar=$1 f release apt
   mkdir -p "$ROOT"
   tar -C "$ROOT" --numeric-owner -xpf "$tar"
   touch "$ROOT/$MINIMAL_MARK"
+  cp -L "$ROOT/etc/os-release" "$OUT/os-release"
+  release=$(sed -n 's/^VERSION_CODENAME=//p' "$OUT/os-release")
+  [[ $release =~ ^[a-z]+$ ]] || cr_die "no Debian release name (VERSION_CODENAME) in '$tar'"
+  apt=${MINIMAL_APT_CACHE:-/var/cache/samba-perf-test/minbase-$release-apt}
   # The chroot shares this machine's network and name: its resolver, hosts and host name
   # (without its own name in /etc/hosts, some SMB logins time out there: a real installed
   # Debian, a cloud image or a container has it).
@@ -172,8 +180,8 @@ cr_setup() {
   cr_mount --rbind /dev "$ROOT/dev"
   mount --make-rslave "$ROOT/dev"
   cr_mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$ROOT/run"
-  mkdir -p "$ROOT/run/lock" "$MINIMAL_APT_CACHE"
-  cr_mount --bind "$MINIMAL_APT_CACHE" "$ROOT/var/cache/apt/archives"
+  mkdir -p "$ROOT/run/lock" "$apt"
+  cr_mount --bind "$apt" "$ROOT/var/cache/apt/archives"
 }
 
 main() {
@@ -197,6 +205,9 @@ main() {
   tar=$1
   [[ $(id -u) -eq 0 ]] || cr_die "needs root"
   [[ ! -e /$MINIMAL_MARK ]] || cr_die "already inside the minimal chroot"
+  for d in ${MINIMAL_TESTS:-}; do
+    [[ $d =~ ^tests/[a-z]+$ && -d $KIT_ROOT/$d ]] || cr_die "MINIMAL_TESTS: '$d' is not a test folder of the kit"
+  done
   git -C "$KIT_ROOT" rev-parse --verify -q HEAD >/dev/null || cr_die "'$KIT_ROOT' is not a git checkout: nothing to clone"
   mkdir -p "$OUT"
   OUT=$(cd "$OUT" && pwd)
@@ -217,12 +228,16 @@ main() {
   cr_samba_states samba-after
   cr_step cleanup 300 './test-samba.sh cleanup' "${CR_KIT_ENV[@]}"
   cr_step guest-check 60 'tests/guest/run-guest.sh -c'
-  for d in "$ROOT$CR_KIT"/tests/*/; do
-    d=${d%/}
-    d=${d#"$ROOT$CR_KIT"/}
-    [[ $d == tests/guest || $d == tests/minimal ]] && continue
-    compgen -G "$ROOT$CR_KIT/$d/*.bats" >/dev/null && dirs+=("$d")
-  done
+  if [[ -n ${MINIMAL_TESTS:-} ]]; then
+    read -ra dirs <<<"$MINIMAL_TESTS"
+  else
+    for d in "$ROOT$CR_KIT"/tests/*/; do
+      d=${d%/}
+      d=${d#"$ROOT$CR_KIT"/}
+      [[ $d == tests/guest || $d == tests/minimal ]] && continue
+      compgen -G "$ROOT$CR_KIT/$d/*.bats" >/dev/null && dirs+=("$d")
+    done
+  fi
   cr_step suite 1800 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
   cr_step guest-ready 60 'tests/guest/run-guest.sh -c'
   cr_samba_states samba-end

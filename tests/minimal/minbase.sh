@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Usage: minbase.sh [-h]
-# Summary: build once and cache a minimal Debian 12 root (debootstrap minbase + git, make, ca-certificates)
+# Summary: build once and cache a minimal Debian root (debootstrap minbase + git, make, ca-certificates)
 #
-# Prints the path of the cached tar on stdout: MINIMAL_CACHE/minbase-bookworm.tar
+# MINIMAL_SUITE names the Debian release: bookworm (Debian 12, the default) or trixie
+# (Debian 13). Prints the path of the cached tar on stdout: MINIMAL_CACHE/minbase-SUITE.tar
 # (MINIMAL_CACHE defaults to /var/cache/samba-perf-test). When it is not there yet, builds it
-# with 'debootstrap --variant=minbase --include=git,make,ca-certificates bookworm' from the
-# Debian mirror this machine's apt uses (read from /etc/apt/sources.list*), then reuses it.
+# with 'debootstrap --variant=minbase --include=git,make,ca-certificates SUITE' from the
+# Debian mirror this machine's apt uses (read from /etc/apt/sources.list*: the one that
+# serves SUITE, else the one that serves this machine's own release), then reuses it.
 # Delete the tar to build it anew.
 #
 # Exit status: 0 the tar is there; 3 it cannot be had on this machine (no debootstrap, no
@@ -14,7 +16,7 @@
 set -euo pipefail
 
 MINIMAL_CACHE=${MINIMAL_CACHE:-/var/cache/samba-perf-test}
-MINIMAL_SUITE=bookworm
+MINIMAL_SUITE=${MINIMAL_SUITE:-bookworm}
 MINIMAL_SOURCES=${MINIMAL_SOURCES:-/etc/apt}
 
 mb_log() { printf 'minbase: %s\n' "$*" >&2; }
@@ -23,9 +25,10 @@ mb_cannot() {
   exit 3
 }
 
-# mb_mirror: print the first http(s) URI that serves MINIMAL_SUITE main in the apt sources,
+# mb_mirror SUITE: print the first http(s) URI that serves SUITE main in the apt sources,
 # one-line (*.list) or deb822 (*.sources) format; 1 when none does.
 mb_mirror() {
+  local suite=$1
   local -a files=()
   local f
   for f in "$MINIMAL_SOURCES/sources.list" "$MINIMAL_SOURCES"/sources.list.d/*.list \
@@ -33,7 +36,7 @@ mb_mirror() {
     [[ -f $f ]] && files+=("$f")
   done
   ((${#files[@]})) || return 1
-  awk -v suite="$MINIMAL_SUITE" '
+  awk -v suite="$suite" '
     function has(list, word,   n, i, a) { n = split(list, a, /[ \t]+/); for (i = 1; i <= n; i++) if (a[i] == word) return 1; return 0 }
     function stanza() {
       if (has(types, "deb") && has(suites, suite) && has(comps, "main") && enabled != "no") {
@@ -63,6 +66,11 @@ mb_mirror() {
   ' "${files[@]}"
 }
 
+# mb_host_suite: print this machine's Debian release name (VERSION_CODENAME), '' when unknown.
+mb_host_suite() {
+  sed -n 's/^VERSION_CODENAME=//p' "${MINIMAL_OS_RELEASE:-/etc/os-release}" 2>/dev/null | tr -d '"'
+}
+
 main() {
   local tar dir mirror t0 rc=0
   case ${1:-} in
@@ -76,6 +84,10 @@ main() {
       return 2
       ;;
   esac
+  if [[ ! $MINIMAL_SUITE =~ ^[a-z]+$ ]]; then
+    printf 'minbase: error: MINIMAL_SUITE %s is not a Debian release name\n' "'$MINIMAL_SUITE'" >&2
+    return 1
+  fi
   tar=$MINIMAL_CACHE/minbase-$MINIMAL_SUITE.tar
   if [[ -s $tar ]]; then
     echo "$tar"
@@ -83,10 +95,12 @@ main() {
   fi
   [[ $(id -u) -eq 0 ]] || mb_cannot "debootstrap needs root"
   command -v debootstrap >/dev/null || mb_cannot "debootstrap is not installed (package debootstrap)"
-  mirror=$(mb_mirror) || mb_cannot "no Debian mirror for '$MINIMAL_SUITE main' in $MINIMAL_SOURCES/sources.list*"
+  # a mirror that serves this machine's own release serves the other releases too
+  mirror=$(mb_mirror "$MINIMAL_SUITE") || mirror=$(mb_mirror "$(mb_host_suite)") ||
+    mb_cannot "no Debian mirror for '$MINIMAL_SUITE main' in $MINIMAL_SOURCES/sources.list*"
   mkdir -p "$MINIMAL_CACHE"
-  exec {lock}>"$MINIMAL_CACHE/minbase.lock"
-  flock -w 900 "$lock" || mb_cannot "another build holds $MINIMAL_CACHE/minbase.lock"
+  exec {lock}>"$MINIMAL_CACHE/minbase-$MINIMAL_SUITE.lock"
+  flock -w 900 "$lock" || mb_cannot "another build holds $MINIMAL_CACHE/minbase-$MINIMAL_SUITE.lock"
   if [[ -s $tar ]]; then # built while we waited
     echo "$tar"
     return 0

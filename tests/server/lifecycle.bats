@@ -93,6 +93,34 @@ setup() {
   grep -qx '  server smb encrypt = default' "$SRV_ROOT/conf/smb.conf"
 }
 
+# dfs_getinfo HOST: the DFS GetInfo of \\HOST\perftest (rpcclient halves the backslashes).
+dfs_getinfo() {
+  timeout 20 rpcclient -s "$SRV_ROOT/conf/smb.conf" -A "$SRV_ROOT/conf/credentials" -p "$SRV_PORT" \
+    127.0.0.1 -c "dfsgetinfo \\\\\\\\$1\\\\perftest $1 perftest"
+}
+
+@test "smbd takes CLIENT_ADDR as its own name (DFS), and listens on 127.0.0.1:TEST_PORT only" {
+  kit_require_cmd rpcclient
+  local p
+  # a DFS root share, so that Samba 4.17 gets past the share check to the host name check
+  # (is_myname_or_ipaddr; Samba >= 4.18 checks the name first, and logs each miss at level 0)
+  SAMBA_SHARE_PARAMS='msdfs root = yes' run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  run dfs_getinfo "$SRV_ADDR"
+  assert_success
+  assert_output --partial 'path: \\SMBPERF\perftest'
+  run dfs_getinfo 127.0.0.254
+  assert_output --partial 'WERR_NERR_DFSNOSUCHSERVER'
+  # the alias is a name only: the kit's smbd listens where it did
+  for p in $(srv_kit_pids); do
+    ss -Hltnp | grep "pid=$p," | awk '{ print $4 }'
+  done >"$BATS_TEST_TMPDIR/listen"
+  run sort -u "$BATS_TEST_TMPDIR/listen"
+  assert_output "127.0.0.1:$SRV_PORT"
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+}
+
 @test "stop: nothing listens, no nft table, no kit process; config, user and data are kept" {
   run "$KIT_ROOT/stop-samba.sh"
   assert_success

@@ -127,6 +127,8 @@ refused() {
     "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'include = /etc/samba/smb.conf': the kit manages 'include': the kit's smb.conf must be the whole configuration of the test smbd"
   refused SAMBA_GLOBAL_PARAMS 'passdb backend = smbpasswd' \
     "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'passdb backend = smbpasswd': the kit manages 'passdb backend': the kit's login and its test account depend on it"
+  refused SAMBA_GLOBAL_PARAMS 'netbios aliases = other' \
+    "setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'netbios aliases = other': the kit manages 'netbios aliases': the kit's test smbd takes CLIENT_ADDR, the name its clients use, as its own"
 }
 
 @test "sambaparams: testparm's own names catch a synonym of a managed parameter the list lacks" {

@@ -131,6 +131,21 @@ calls() {
   [[ $(jq '.connects' <<<"$t") == 2 ]]
 }
 
+@test "Samba 4.22's 'smbstatus -P' (Debian 13): text and json read alike, the SMB2 counters as on 4.17" {
+  kit_require_cmd jq
+  local t j
+  # 4.22 drops only syscall_seekdir and syscall_telldir from 4.17's output; nothing is renamed
+  run diff <(grep -oE '^[a-z0-9_]+:' "$FIX/smbstatus-P.after.txt") <(grep -oE '^[a-z0-9_]+:' "$FIX/smbstatus-P.4.22.txt")
+  assert_output $'22,25d21\n< syscall_seekdir_count:\n< syscall_seekdir_time:\n< syscall_telldir_count:\n< syscall_telldir_time:'
+  t=$(snapshot "$FIX/smbstatus-P.4.22.txt")
+  j=$(jq -L "$KIT_ROOT/lib" -c 'include "profile"; profile_parse_json' "$FIX/smbstatus-P.4.22.json")
+  [[ $(jq -S . <<<"$t") == "$(jq -S . <<<"$j")" ]] || fail "text and json differ: $t / $j"
+  # 35 logins of the login metric: two session setup legs, two tree connects and one DFS
+  # referral (an ioctl) each
+  run jq -c '[.connects, .commands.sesssetup.count, .commands.tcon.count, .commands.ioctl.count]' <<<"$t"
+  assert_output '[35,70,70,35]'
+}
+
 @test "profile_parse_text ignores rulers, unknown counters and counters of later Samba versions" {
   kit_require_cmd jq
   run jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text | [.connects, .commands.read.count, .commands.write.count]' \
