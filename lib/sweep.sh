@@ -153,6 +153,7 @@ sweep_child() {
   # without the sweep's lock: a test server started by the child must not hold it
   (
     if [[ -n ${SWEEP_LOCK_FD:-} ]]; then exec {SWEEP_LOCK_FD}>&-; fi
+    if [[ -n ${SWEEP_ERR_FD:-} ]]; then exec {SWEEP_OUT_FD}>&- {SWEEP_ERR_FD}>&-; fi
     exec "$@"
   ) &
   SWEEP_CHILD=$!
@@ -223,6 +224,7 @@ sweep_exit() {
   local rc=$?
   set +e
   trap '' INT TERM HUP PIPE
+  if [[ -n ${SWEEP_ERR_FD:-} ]]; then exec 1>&"$SWEEP_OUT_FD" 2>&"$SWEEP_ERR_FD"; fi
   if [[ -n ${SWEEP_CHILD:-} ]]; then
     warn "sweep: ${SWEEP_STOP_WHY:-stopped (exit status $rc)}: stopping the running step"
     sweep_stop_child
@@ -316,6 +318,9 @@ sweep_main() {
   printf '%s\n' "${SWEEP_VARIANTS[@]}" >"$SWEEP_DIR/variants.txt"
   cp -f "$KIT_CONF" "$SWEEP_DIR/.smb.conf.before" 2>/dev/null || true
   SWEEP_CHANGED=0 SWEEP_CHILD='' SWEEP_RC=0 SWEEP_RUN_NAME='' SWEEP_BEFORE=''
+  # the traps may fire inside a step's redirection into sweep.log (a Ctrl-C while a variant's
+  # start-samba.sh runs): keep the real stdout and stderr for what they say
+  exec {SWEEP_OUT_FD}>&1 {SWEEP_ERR_FD}>&2
   trap sweep_exit EXIT
   trap 'sweep_signal INT' INT
   trap 'sweep_signal TERM' TERM

@@ -10,10 +10,18 @@
 WRITEBACK_SMALL_KB=16384 # Dirty + Writeback that counts as written out
 WRITEBACK_WAIT_S=5       # the most the flush and the wait take together (others' writes count too)
 
-# probe_writeback_meminfo: 'DIRTY_KB WRITEBACK_KB' now
+# probe_writeback_meminfo DVAR WVAR: set DVAR and WVAR to Dirty and Writeback (kB) now; 1 when
+# /proc/meminfo has not both. Builtins only: no process substitution, which in bash 5.2 can
+# swallow a signal that arrives meanwhile (a HUP or Ctrl-C of the run would be lost).
 probe_writeback_meminfo() {
-  awk '$1 == "Dirty:" { d = $2; n++ } $1 == "Writeback:" { w = $2; n++ }
-    END { if (n == 2) print d, w; else exit 1 }' /proc/meminfo 2>/dev/null
+  local k v rest n=0
+  while read -r k v rest; do
+    case $k in
+      Dirty:) printf -v "$1" '%s' "$v" && n=$((n + 1)) ;;
+      Writeback:) printf -v "$2" '%s' "$v" && n=$((n + 1)) ;;
+    esac
+  done </proc/meminfo 2>/dev/null
+  ((n == 2))
 }
 
 # probe_writeback_us: the monotonic-enough wall clock in microseconds
@@ -21,7 +29,7 @@ probe_writeback_us() { echo "${EPOCHREALTIME//[!0-9]/}"; }
 
 probe_writeback_before() { # <name> <work>
   local work=$2 d0 w0 d w t0 end flushed=true
-  if ! read -r d0 w0 < <(probe_writeback_meminfo); then
+  if ! probe_writeback_meminfo d0 w0; then
     echo '{"available":false,"reason":"/proc/meminfo has no Dirty and Writeback"}' >"$work/result.json"
     return 0
   fi
@@ -32,7 +40,7 @@ probe_writeback_before() { # <name> <work>
   else
     timeout "$WRITEBACK_WAIT_S" sync 2>/dev/null || flushed=false
   fi
-  while read -r d w < <(probe_writeback_meminfo) && ((d + w > WRITEBACK_SMALL_KB)) &&
+  while probe_writeback_meminfo d w && ((d + w > WRITEBACK_SMALL_KB)) &&
     (($(probe_writeback_us) < end)); do
     sleep 0.1
   done
@@ -47,7 +55,7 @@ probe_writeback_before() { # <name> <work>
 probe_writeback_after() { # <name> <work>
   local work=$2 d w
   [[ -s $work/before.json ]] || return 0
-  read -r d w < <(probe_writeback_meminfo) || d=null w=null
+  probe_writeback_meminfo d w || d=null w=null
   jq -c --argjson d "$d" --argjson w "$w" '. + {after: {dirty_kb: $d, writeback_kb: $w}}' \
     "$work/before.json" >"$work/result.json"
 }

@@ -65,19 +65,22 @@ session_signing() {
 
 # sweep_and_interrupt WAIT_FOR DELAY_S ARG...: run 'test-samba.sh sweep ARG...' as its own
 # process group (SIGINT not ignored, as in a terminal); once the running smb.conf contains
-# WAIT_FOR, wait DELAY_S and send SIGINT to the whole group, as Ctrl-C does; print the exit
-# status last.
+# WAIT_FOR and that variant's run has begun (a run folder in RESULTS_DIR: the sweep moves each
+# finished one into its own folder; on a slow machine the variant's start-samba.sh alone takes
+# longer than DELAY_S), wait DELAY_S and send SIGINT to the whole group, as Ctrl-C does; print
+# the exit status last.
 sweep_and_interrupt() {
-  python3 - "$T_ROOT/conf/smb.conf" "$1" "$2" "$KIT_ROOT/test-samba.sh" sweep "${@:3}" <<'PY'
-import os, signal, subprocess, sys, time
-conf, want, delay, cmd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+  python3 - "$T_ROOT/conf/smb.conf" "$1" "$2" "$T_ROOT/results" "$KIT_ROOT/test-samba.sh" sweep "${@:3}" <<'PY'
+import glob, os, signal, subprocess, sys, time
+conf, want, delay, results, cmd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5:]
+before = set(glob.glob(os.path.join(results, "2*")))
 p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 t0 = time.time()
 while time.time() - t0 < 120 and p.poll() is None:
     try:
-        if want in open(conf).read():
+        if want in open(conf).read() and set(glob.glob(os.path.join(results, "2*"))) - before:
             break
     except OSError:
         pass
