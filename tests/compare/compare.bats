@@ -29,24 +29,7 @@ copy_fixture() {
 }
 
 teardown() {
-  [[ -z ${PUB:-} ]] || rm -rf -- "$PUB"
-}
-
-# public_dir: a folder under /tmp that every user may enter (the test's own temp folder is
-# closed to others); set PUB to it (teardown removes it) and make PUB/nobody for user nobody.
-public_dir() {
-  kit_require_root
-  PUB=$(mktemp -d /tmp/kit-compare-perm.XXXXXX)
-  chmod 0755 "$PUB"
-  mkdir -p "$PUB/nobody/tmp"
-  chown -R nobody "$PUB/nobody"
-  runuser -u nobody -- test -r "$KIT_ROOT/test-samba.sh" ||
-    skip "user nobody cannot read '$KIT_ROOT' (a folder above it is closed to others)"
-}
-
-# as_nobody CMD...: run CMD as user nobody, with HOME and TMPDIR in PUB/nobody.
-as_nobody() {
-  runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
+  public_dir_remove
 }
 
 # verdict FILE METRIC [I]: the verdict of METRIC of the I-th run against the first (I=1).
@@ -364,7 +347,7 @@ set_repeats() {
 @test "compare: a normal user compares two finished runs; a file it cannot read is named" {
   # compare as a normal user said "system.json is not a JSON object": the end of a run left it 0600
   kit_require_cmd gnuplot cmark-gfm
-  public_dir
+  public_dir compare
   local a="$PUB/run a" b="$PUB/run b" d
   cp -R "$FIX/compare-ref" "$a"
   cp -R "$FIX/compare-diff" "$b"

@@ -11,24 +11,7 @@ setup() {
 }
 
 teardown() {
-  [[ -z ${PUB:-} ]] || rm -rf -- "$PUB"
-}
-
-# public_dir: a folder under /tmp that every user may enter (the test's own temp folder is
-# closed to others); set PUB to it (teardown removes it) and make PUB/nobody for user nobody.
-public_dir() {
-  kit_require_root
-  PUB=$(mktemp -d /tmp/kit-report-perm.XXXXXX)
-  chmod 0755 "$PUB"
-  mkdir -p "$PUB/nobody/tmp"
-  chown -R nobody "$PUB/nobody"
-  runuser -u nobody -- test -r "$KIT_ROOT/test-samba.sh" ||
-    skip "user nobody cannot read '$KIT_ROOT' (a folder above it is closed to others)"
-}
-
-# as_nobody CMD...: run CMD as user nobody, with HOME and TMPDIR in PUB/nobody.
-as_nobody() {
-  runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
+  public_dir_remove
 }
 
 # gen ARG...: test-samba.sh report ARG...
@@ -175,7 +158,7 @@ copy_fixture() {
 
 @test "report: a finished run's files are 0644 and its folders 0755; a normal user reports a copy" {
   # report.md, results.json and system.json were 0600 (mktemp, then mv): only root could read them
-  public_dir
+  public_dir report
   dir="$PUB/run dir"
   cp -R "$KIT_ROOT/tests/fixtures/run-pass" "$dir"
   # the end of a run, as test-samba.sh does it (its umask 022)

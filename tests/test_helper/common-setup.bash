@@ -45,3 +45,25 @@ kit_free_port() {
   done
   return 1
 }
+
+# public_dir NAME: a folder under /tmp that every user may enter (a test's own temp folder is
+# closed to others); set PUB to it and make PUB/nobody for user nobody. public_dir_remove (in
+# teardown) removes it.
+public_dir() {
+  kit_require_root
+  PUB=$(mktemp -d "/tmp/kit-$1-perm.XXXXXX")
+  chmod 0755 "$PUB"
+  mkdir -p "$PUB/nobody/tmp"
+  chown -R nobody "$PUB/nobody"
+  runuser -u nobody -- test -r "$KIT_ROOT/test-samba.sh" ||
+    skip "user nobody cannot read '$KIT_ROOT' (a folder above it is closed to others)"
+}
+
+public_dir_remove() {
+  [[ -z ${PUB:-} ]] || rm -rf -- "$PUB"
+}
+
+# as_nobody CMD...: run CMD as user nobody, with HOME and TMPDIR in PUB/nobody.
+as_nobody() {
+  runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
+}
