@@ -79,7 +79,7 @@ baseline_summary() {
 }
 
 # baseline_prepare JOB: make the folder and JOB's data files; set BASELINE_DIR and BASELINE_FS
-# (the file system type, findmnt's). 1 with BASELINE_WHY (one line) when the baseline cannot run.
+# (the file system type: findmnt's, else stat -f's). 1 with BASELINE_WHY (one line) when the baseline cannot run.
 baseline_prepare() {
   BASELINE_DIR=$(baseline_dir) BASELINE_WHY=''
   if ! command -v fio >/dev/null 2>&1; then
@@ -88,7 +88,10 @@ baseline_prepare() {
     BASELINE_WHY="cannot create '$BASELINE_DIR'"
   fi
   [[ -z $BASELINE_WHY ]] || return 1
-  BASELINE_FS=$(findmnt -no FSTYPE --target "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=''
+  # findmnt finds no mount in a chroot whose root is no mount point of its own; stat -f
+  # still names the file system there (ext4 as 'ext2/ext3')
+  BASELINE_FS=$(findmnt -no FSTYPE --target "$BASELINE_DIR" 2>/dev/null) ||
+    BASELINE_FS=$(stat -f -c %T "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=''
   BASELINE_FS=${BASELINE_FS:-unknown}
   if ! baseline_make_files "$(baseline_files "$1")" "$BASELINE_DIR"; then
     BASELINE_WHY="could not create the ${DATA_FILE_MB} MB data files in '$BASELINE_DIR' (disk full?)"

@@ -199,7 +199,7 @@ metric() {
   [[ $(<"$drop") == 3 ]] || fail "the page cache was not dropped before the baseline"
   run jq -c . "$RUN_DIR/raw/localdisk.randread.drop.json"
   assert_output '{"done":true}'
-  fs=$(findmnt -no FSTYPE --target "$SHARE_DIR")
+  fs=$(fs_type_of "$SHARE_DIR")
   run jq -r --arg fs "$fs" '[.status, .why, (.details.jobs[0] | .file_system == $fs and .direct_io == false),
     (.details.notes[0] | test("buffered, as smbd"))] | map(tostring) | join(" | ")' "$RUN_DIR/metrics/localdisk.json"
   assert_output --regexp '^PASS \| randread [0-9]+ IOPS \| true \| true$'

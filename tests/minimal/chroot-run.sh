@@ -238,7 +238,7 @@ main() {
       compgen -G "$ROOT$CR_KIT/$d/*.bats" >/dev/null && dirs+=("$d")
     done
   fi
-  cr_step suite 1800 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
+  cr_step suite 2400 "tests/run ${dirs[*]}" KIT_REQUIRE_ROOT=1
   cr_step guest-ready 60 'tests/guest/run-guest.sh -c'
   cr_samba_states samba-end
   printf 'total\t0\t%s\n' "$((SECONDS - t0))" >>"$OUT/steps.tsv"

@@ -185,6 +185,21 @@ samba-ad-dc no no no"
   assert_output 0
 }
 
+# CI runs the suite only in the chroot, and on this machine the files of host-tests (.ci/run):
+# a test the chroot skips must be in one of them, or CI would never run it.
+@test "minimal Debian 12: every test skipped in the chroot is in tests/minimal/host-tests, which CI runs here" {
+  local name f missing=''
+  run grep -cE '^ok [0-9]+ ' "$R/suite.log"
+  [[ $output -gt 0 ]] || fail "no test ran in the chroot"
+  while IFS= read -r name; do
+    f=$(grep -rlF --include='*.bats' -- "@test \"$name\"" "$KIT_ROOT/tests" | head -n 1)
+    f=${f#"$KIT_ROOT"/}
+    sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$KIT_ROOT/tests/minimal/host-tests" | grep -qxF -- "${f:-none}" ||
+      missing+="  ${f:-no file}: $name"$'\n'
+  done < <(sed -nE 's/^ok [0-9]+ (.*) in [0-9]+ms # skip.*/\1/p' "$R/suite.log")
+  [[ -z $missing ]] || fail "skipped in the chroot and not in tests/minimal/host-tests:"$'\n'"$missing"
+}
+
 @test "minimal Debian 12: nothing of the chroot kept running or stayed mounted" {
   run cat "$R/leftover.txt"
   assert_output ''

@@ -412,7 +412,7 @@ calls() {
   jq -e '.unit == "MB/s" and .block == "1 MiB"' "$RUN_DIR/raw/seqread.baseline.json"
   jq -e '.unit == "IOPS" and .block == "4 KiB" and .jobs == 2' "$RUN_DIR/raw/randread.baseline.json"
   # buffered, as smbd reads and writes; the file system type is findmnt's
-  jq -e --arg fs "$(findmnt -no FSTYPE --target "$SHARE_DIR")" '.direct == false and .fs_type == $fs' \
+  jq -e --arg fs "$(fs_type_of "$SHARE_DIR")" '.direct == false and .fs_type == $fs' \
     "$RUN_DIR/raw/seqread.baseline.json"
   jq -e '.jobs[0]["job options"].direct == "0"' "$RUN_DIR/raw/seqread.baseline.fio.json"
   run baseline_vs "$(jq '.value / 2' "$RUN_DIR/raw/seqread.baseline.json")" "$RUN_DIR/raw/seqread.baseline.json"

@@ -67,3 +67,9 @@ public_dir_remove() {
 as_nobody() {
   runuser -u nobody -- env HOME="$PUB/nobody" TMPDIR="$PUB/nobody/tmp" NO_COLOR=1 "$@"
 }
+
+# fs_type_of DIR: the type of the file system DIR is on: findmnt's, or stat -f's where findmnt
+# finds no mount (a chroot whose root is no mount point), as the kit's baseline names it.
+fs_type_of() {
+  findmnt -no FSTYPE --target "$1" 2>/dev/null || stat -f -c %T "$1"
+}
