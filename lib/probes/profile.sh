@@ -57,15 +57,22 @@ profile_snapshot() {
   printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text'
 }
 
-# profile_settled CONF: print a snapshot that no smbd process still has to add to. Each smbd
-# writes its counters at most 1 s after it worked (and when it exits), so two snapshots 1.1 s
-# apart that agree are final. It takes another only while that fits in 9 s from the start (the
-# probe contract allows 10 s a call; a slow smbstatus gets fewer tries), then prints the last one
-# with "settled":false. Status as profile_snapshot's.
+# profile_settled CONF [KNOWN]: print a snapshot that no smbd process still has to add to. Each
+# smbd writes its counters at most 1 s after it worked (and when it exits), so two snapshots
+# 1.1 s apart that agree are final. It takes another only while that fits in 9 s from the start
+# (the probe contract allows 10 s a call; a slow smbstatus gets fewer tries), then prints the
+# last one with "settled":false. KNOWN is an earlier settled snapshot (PROFILE_LAST_SETTLED): a
+# first snapshot equal to it is final at once, as the counters only grow and whatever smbd did
+# since KNOWN up to 1 s ago would show (a measurement's 'before' right after the one before's
+# 'after' then costs one smbstatus, not two and a pause). Status as profile_snapshot's.
 profile_settled() {
-  local conf=$1 a b t0 t1 took start=$EPOCHREALTIME
+  local conf=$1 known=${2:-} a b t0 t1 took start=$EPOCHREALTIME
   t0=$EPOCHREALTIME
   a=$(profile_snapshot "$conf") || return
+  if [[ -n $known && $a == "$known" ]]; then
+    jq -c '.settled = true' <<<"$a"
+    return 0
+  fi
   b=$a
   while :; do
     t1=$EPOCHREALTIME
@@ -81,6 +88,15 @@ profile_settled() {
     a=$b
   done
   jq -c '.settled = false' <<<"$b"
+}
+
+# profile_remember SNAPSHOT: keep a settled SNAPSHOT (profile_settled's) as PROFILE_LAST_SETTLED
+# in this shell, as profile_snapshot prints it; forget the last one when SNAPSHOT is not settled.
+profile_remember() {
+  PROFILE_LAST_SETTLED=''
+  if [[ $(jq -r '.settled' <<<"$1") == true ]]; then
+    PROFILE_LAST_SETTLED=$(jq -c 'del(.settled)' <<<"$1") || PROFILE_LAST_SETTLED=''
+  fi
 }
 
 # profile_failed STATUS WHEN: why a snapshot (profile_snapshot's STATUS) WHEN (before, after)
@@ -107,10 +123,11 @@ probe_profile_before() {
     return 0
   fi
   level=$(profile_level "$KIT_CONF")
-  snap=$(profile_settled "$KIT_CONF") || {
+  snap=$(profile_settled "$KIT_CONF" "${PROFILE_LAST_SETTLED:-}") || {
     profile_failed $? before >"$work/reason"
     return 0
   }
+  profile_remember "$snap"
   jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$work/before.json"
 }
 
@@ -128,6 +145,7 @@ probe_profile_after() {
     profile_unavailable_result "$work" "$(profile_failed $? after)"
     return 0
   }
+  profile_remember "$snap"
   if ! jq -c --arg level "$level" '.level = $level' <<<"$snap" >"$raw.after.json" ||
     ! cp "$work/before.json" "$raw.before.json"; then
     profile_unavailable_result "$work" "cannot write '$raw.after.json'"

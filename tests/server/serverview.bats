@@ -358,6 +358,46 @@ calls() {
     fail "smbd counted $reads reads, smb-readers made $(jq '.ops + .late_ops' "$RUN_DIR/raw/slow.json")"
 }
 
+# Issue 19, the 6-minute default run: a measurement's 'before' right after the one before's
+# settled 'after' (concurrency's steps) takes one smbstatus when nothing changed since, not two
+# and a 1.1 s pause; when smbd worked in between it waits as before, and the counts stay exact.
+@test "profile probe: a before equal to the last settled after costs one smbstatus; after other work it settles again" {
+  live
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\necho call >>%s\nexec %s "$@"\n' "$BATS_TEST_TMPDIR/calls" "$(command -v smbstatus)" \
+    >"$BATS_TEST_TMPDIR/bin/smbstatus"
+  chmod +x "$BATS_TEST_TMPDIR/bin/smbstatus"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH
+  local n w
+  for n in 1 2; do
+    w=$RUN_DIR/.probes.k$n
+    mkdir -p "$w"
+    : >"$BATS_TEST_TMPDIR/calls"
+    probe_profile_before "k$n" "$w"
+    if ((n == 2)); then
+      run wc -l <"$BATS_TEST_TMPDIR/calls"
+      assert_output 1
+    fi
+    "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0" >"$RUN_DIR/raw/k$n.json"
+    probe_profile_after "k$n" "$w"
+    [[ $(jq '.commands[] | select(.command == "read") | .calls' "$w/result.json") == \
+      $(jq '.ops + .late_ops' "$RUN_DIR/raw/k$n.json") ]] || fail "k$n: $(cat "$w/result.json")"
+  done
+  # smbd works between the last 'after' and the next 'before': the before waits until settled
+  # and holds that work (its reads), so none of it lands in the measurement
+  "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0" >"$RUN_DIR/raw/between.json"
+  w=$RUN_DIR/.probes.k3
+  mkdir -p "$w"
+  : >"$BATS_TEST_TMPDIR/calls"
+  probe_profile_before k3 "$w"
+  run wc -l <"$BATS_TEST_TMPDIR/calls"
+  ((output >= 2)) || fail "one smbstatus call although smbd worked since the last settled snapshot"
+  jq -e '.settled' "$w/before.json"
+  [[ $(jq -n --slurpfile b "$w/before.json" --slurpfile a "$RUN_DIR/raw/k2.profile.after.json" \
+    '[$b[0], $a[0]] | map(.commands.read.count) | .[0] - .[1]') == \
+    $(jq '.ops + .late_ops' "$RUN_DIR/raw/between.json") ]] || fail "the reads in between are not all in the before"
+}
+
 @test "profile probe: an smbd built without profiling is reported" {
   live
   # the one stub here: this machine's smbd has WITH_PROFILE, so 'smbd -b' is replaced
