@@ -25,7 +25,7 @@ lint:
 	shellcheck -s bash $(BASH_FILES)
 	shellcheck -s bats $(BATS_FILES)
 	if command -v shfmt >/dev/null; then shfmt -d $(SHELL_FILES) $(BASH_FILES); else echo 'shfmt is not installed: format check skipped'; fi
-	$(MAKE) -C helpers
+	$(MAKE) -C helpers -B WERROR=-Werror
 
 test: helpers
 	$(BATS) --timing -r $(TESTS)
