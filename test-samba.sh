@@ -14,8 +14,7 @@
 #
 # 'sweep' runs the metrics once per variant (a set of settings, applied by restarting the test
 # server with start-samba.sh), compares the variants against the first, and restores the
-# server's settings at the end, also when interrupted. 'compare' compares run folders (no
-# server needed); '-h' after either prints its own usage.
+# server's settings at the end, also when interrupted (see 'sweep -h').
 #
 # 'cleanup' stops the test server and removes its unit, config, state, logs, share
 # data, test account, nftables table and SELinux rules. results/ is kept.

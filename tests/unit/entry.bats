@@ -63,6 +63,8 @@ bare_kit() {
   assert_success
   for sub in sweep compare cleanup report; do
     assert_equal "$(grep -c "^ *test-samba.sh $sub " <<<"$output")" 1
+    # and describes it in one paragraph ("see 'sub -h'" is a pointer, not a description)
+    assert_equal "$(awk -v s="'$sub" 'BEGIN { RS = "" } { gsub(/\(see .[a-z]+ -h.\)/, "") } index($0, s)' <<<"$output" | grep -c "^'")" 1
   done
   assert_line --partial '--version'
 }
