@@ -4,7 +4,7 @@
 #
 # Unpacks TAR (from minbase.sh: Debian 12 or 13, whichever release it holds; its
 # /etc/os-release is copied to OUT_DIR/os-release) into OUT_DIR/root, copies this machine's resolv.conf, hosts
-# and hostname there, clones the committed HEAD of this kit into /srv/samba-perf-test there
+# and hostname there, clones the committed HEAD of this kit into /opt/samba-perf-test there
 # (user nobody can reach it, as the tests that run as nobody need: under /root they skip),
 # mounts /proc, /sys, /dev (with /dev/pts) and a /run tmpfs, and
 # runs, each step bounded by a timeout, logged to OUT_DIR/STEP.log and recorded in
@@ -37,7 +37,7 @@ KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MINIMAL_PORT=${MINIMAL_PORT:-4459}
 MINIMAL_CLIENT_ADDR=${MINIMAL_CLIENT_ADDR:-127.0.0.9}
 MINIMAL_MARK=.samba-perf-test-minimal
-CR_KIT=/srv/samba-perf-test
+CR_KIT=/opt/samba-perf-test
 # The README run gets names of its own, so it never meets a kit of this machine; tagged per
 # run, as the suite's private kits are (tests/test_helper/private-kit.bash), so what a killed
 # run left (a cgroup, a table) never blocks the next.
