@@ -17,6 +17,8 @@
 # 2 usage error.
 
 CHARTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/common.sh
+. "$CHARTS_LIB/common.sh"
 
 # Metrics that have a latency distribution and a rate over time (the others have neither).
 CHARTS_TIMED="login metadata concurrency seqwrite seqread randread randwrite latency"
@@ -342,7 +344,7 @@ charts_end() {
 charts_run() {
   local dir=$1 f metric map
   [[ -d $dir/metrics ]] || {
-    printf "error: no run folder '%s'\n" "$dir" >&2
+    error "no run folder '$dir'"
     return 1
   }
   charts_begin "$dir" || return 1
@@ -371,7 +373,7 @@ charts_run() {
 charts_compare() {
   local dir=$1 n i metric work verdicts
   jq -e '(.metrics | type) == "array"' "$dir/compare.json" >/dev/null 2>&1 || {
-    printf "error: no compare record '%s'\n" "$dir/compare.json" >&2
+    error "no compare record '$dir/compare.json'"
     return 1
   }
   charts_begin "$dir" || return 1

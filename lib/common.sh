@@ -22,13 +22,24 @@ warn() {
 
 # die MSG...: an error on stderr, then exit 1. Worded the git way: lowercase, 'quoted' subject.
 die() {
-  printf '%serror:%s %s\n' "${C_RED:-}" "${C_OFF:-}" "$*" >&2
+  error "$@"
   exit 1
+}
+
+# error MSG...: an error on stderr, for a function that then returns 1 (the caller decides).
+error() {
+  printf '%serror:%s %s\n' "${C_RED:-}" "${C_OFF:-}" "$*" >&2
+}
+
+# bad MSG...: bad input (a usage error without the usage): the error, then exit 2.
+bad() {
+  error "$@"
+  exit 2
 }
 
 # usage_die MSG...: a usage error: the message and the script's usage on stderr, exit 2.
 usage_die() {
-  printf 'error: %s\n' "$*" >&2
+  error "$@"
   common_usage "$0" >&2
   exit 2
 }
@@ -161,7 +172,7 @@ common_publish() {
 common_readable() {
   local err
   err=$({ : <"$1"; } 2>&1) && return 0
-  printf "%serror:%s cannot read '%s': %s\n" "${C_RED:-}" "${C_OFF:-}" "$1" "${err##*: }" >&2
+  error "cannot read '$1': ${err##*: }"
   return 1
 }
 

@@ -40,8 +40,7 @@ EOF
 
 # compare_bad MSG...: one line on stderr, git style, then exit 2 (bad input).
 compare_bad() {
-  printf 'error: %s\n' "$*" >&2
-  exit 2
+  bad "$@"
 }
 
 # compare_unquote TEXT: print TEXT with shell quoting removed ('...', $'...', "...", \x),

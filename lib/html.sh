@@ -15,6 +15,8 @@
 # Exit status: 0 written, 1 not written (no report, no renderer), 2 usage error.
 
 HTML_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/common.sh
+. "$HTML_LIB/common.sh"
 
 # html_renderer: print the Markdown renderer to use (cmark-gfm, python3-markdown, cmark); 1 if none.
 html_renderer() {
@@ -163,11 +165,11 @@ EOF
 html_write() {
   local dir=$1 name=$2 renderer title tmp
   [[ -f $dir/$name.md ]] || {
-    printf "error: no report '%s'\n" "$dir/$name.md" >&2
+    error "no report '$dir/$name.md'"
     return 1
   }
   renderer=$(html_renderer) || {
-    printf "error: cannot write '%s': no Markdown renderer (install cmark-gfm or python3-markdown)\n" "$dir/$name.html" >&2
+    error "cannot write '$dir/$name.html': no Markdown renderer (install cmark-gfm or python3-markdown)"
     return 1
   }
   title=$(sed -n 's/^# //p' "$dir/$name.md" | head -n 1)
@@ -180,7 +182,7 @@ html_write() {
       -e 's#^<td>\(SKIP\|INCOMPLETE\|unsure\)</td>#<td class="skip">\1</td>#' |
     html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
     rm -f "$tmp"
-    printf "error: cannot write '%s'\n" "$dir/$name.html" >&2
+    error "cannot write '$dir/$name.html'"
     return 1
   fi
   chmod 644 "$tmp"

@@ -37,11 +37,11 @@ report_sync_docs() {
 report_write() {
   local dir=$1 incomplete=false why='' f tmp
   [[ -d $dir ]] || {
-    printf "error: no run folder '%s'\n" "$dir" >&2
+    error "no run folder '$dir'"
     return 1
   }
   [[ -f $dir/system.json ]] || {
-    printf "error: no system record '%s'\n" "$dir/system.json" >&2
+    error "no system record '$dir/system.json'"
     return 1
   }
   common_readable "$dir/system.json" || return 1

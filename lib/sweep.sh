@@ -78,7 +78,7 @@ sweep_words() {
     ((i += 1))
   done
   if [[ -n $q ]]; then
-    printf "error: unclosed %s quote in '%s'\n" "$q" "$s" >&2
+    error "unclosed $q quote in '$s'"
     return 1
   fi
   ((have == 0)) || printf '%s\0' "$w"
@@ -122,8 +122,7 @@ sweep_check_variant() {
 
 # sweep_bad MSG: a bad sweep input: one line on stderr, exit 2, nothing changed.
 sweep_bad() {
-  printf 'error: sweep: %s\n' "$*" >&2
-  exit 2
+  bad "sweep: $*"
 }
 
 # sweep_read_file FILE: append FILE's variants (one a line, blank and comment lines skipped)

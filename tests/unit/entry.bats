@@ -68,3 +68,12 @@ bare_kit() {
   done
   assert_line --partial '--version'
 }
+
+@test "entry: every error the kit prints goes through common.sh's error, die, bad or usage_die" {
+  # a hand-written 'error:' skips the colour, the wording and the exit status the trio gives
+  run grep -nE "(printf|echo)[^|;]*['\"](%s)?error:" "$KIT_ROOT"/*.sh "$KIT_ROOT"/lib/*.sh
+  assert_success
+  # the one place that prints it: error() in common.sh
+  assert_equal "${#lines[@]}" 1
+  assert_output --regexp "/lib/common\.sh:[0-9]+:  printf '%serror:%s %s.n'"
+}
