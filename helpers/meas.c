@@ -192,6 +192,21 @@ pool_json(struct jw *w, const struct pool *p, const struct meas *m)
 	jw_num(w, "window_s", win, 3);
 	jw_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
 	jw_int(w, "late_ops", (long long)m->late);
+	if (p->cpu_tgt == NULL)
+		jw_null(w, "server_cpu");
+	else {
+		jw_obj(w, "server_cpu");
+		jw_bool(w, "available", p->cpu_read == 2);
+		if (p->cpu_read == 2) {
+			jw_str(w, "source", p->cpu_source);
+			jw_num(w, "window_s", (double)(p->cpu_t1 - p->cpu_t0) / 1e9, 4);
+			jw_num(w, "used_us", p->cpu1.cpu - p->cpu0.cpu, 0);
+			jw_num(w, "user_us", p->cpu1.user - p->cpu0.user, 0);
+			jw_num(w, "system_us", p->cpu1.sys - p->cpu0.sys, 0);
+		} else
+			jw_str(w, "reason", p->cpu_msg[0] ? p->cpu_msg : "the workers were never released");
+		jw_obj_end(w);
+	}
 	jw_arr(w, "per_s");
 	for (k = 0; k < p->nsec && *p->go_ns; k++) {
 		for (sum = 0, i = 0; i < p->started; i++)

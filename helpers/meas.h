@@ -54,8 +54,8 @@ struct jw;
 /*
  * The keys every pool helper's line has (docs/CONTRACTS.md): workers_started,
  * workers_lost, worker_failures, interrupted, window_s, rate_per_s (ops over
- * the window), late_ops, per_s, lat_ms, hist, err_lat_ms, error_kinds,
- * first_error, parent_cpu_ms. m is the merged measurement; per_s summed over workers.
+ * the window), late_ops, server_cpu (null unless pool_cpu), per_s, lat_ms, hist,
+ * err_lat_ms, error_kinds, first_error, parent_cpu_ms. m is the merged measurement; per_s summed over workers.
  */
 void	pool_json(struct jw *w, const struct pool *p, const struct meas *m);
 double	pool_window_s(const struct pool *p, const struct meas *m);

@@ -177,6 +177,11 @@ pool_go(struct pool *p)
 
 	if (p->gofd[1] < 0)
 		return;
+	if (p->cpu_tgt != NULL && p->cpu_read == 0 && p->cpu_msg[0] == '\0') {
+		if (cg_usage(p->cpu_tgt, &p->cpu_source, &p->cpu0, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
+			p->cpu_read = 1;
+		p->cpu_t0 = mono_ns();
+	}
 	*p->go_ns = mono_ns();
 	while (left > 0) {	/* one byte a worker; the pipe holds 64 KiB */
 		r = write(p->gofd[1], go, (size_t)(left < 256 ? left : 256));
@@ -200,12 +205,34 @@ pool_kill(struct pool *p, int sig)
 }
 
 void
+pool_cpu(struct pool *p, struct tgt *t)
+{
+	p->cpu_tgt = t;
+	tgt_resolve(t, p->cpu_msg, sizeof(p->cpu_msg));
+}
+
+/* the CPU reading at the end of the window (or earlier, when every worker is gone) */
+static void
+pool_cpu_end(struct pool *p)
+{
+	if (p->cpu_read != 1)
+		return;
+	p->cpu_t1 = mono_ns();
+	if (cg_usage(p->cpu_tgt, &p->cpu_source, &p->cpu1, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
+		p->cpu_read = 2;
+	else
+		p->cpu_read = 0;
+}
+
+void
 pool_join(struct pool *p, int64_t hard_deadline)
 {
 	sig_atomic_t seen = 0;
+	int64_t wend, until;
 	int i;
 
 	pool_go(p);
+	wend = *p->go_ns + p->window_ns;
 	for (;;) {
 		if (g_stop != seen) {
 			seen = g_stop;
@@ -217,9 +244,15 @@ pool_join(struct pool *p, int64_t hard_deadline)
 			pool_kill(p, SIGKILL);
 			p->killed = 1;
 		}
-		if (pool_poll(p, p->killed ? 0 : hard_deadline))
+		if (p->cpu_read == 1 && mono_ns() >= wend)
+			pool_cpu_end(p);
+		until = p->killed ? 0 : hard_deadline;
+		if (p->cpu_read == 1 && (until == 0 || wend < until))
+			until = wend;
+		if (pool_poll(p, until))
 			break;
 	}
+	pool_cpu_end(p);
 	close(p->upfd[0]);
 	p->upfd[0] = -1;
 	for (i = 0; i < p->started; i++) {

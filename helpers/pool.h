@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "base.h"
+#include "cgusage.h"
 
 #define PER_S_MAX	3600	/* seconds of per_s kept (-d beyond that: the first hour) */
 
@@ -36,6 +37,13 @@ struct pool {
 	int		nsec;
 	int64_t		window_ns;	/* the measuring window: go to go + the -d seconds */
 	char		fork_error[ERRLEN];
+	/* the server's CPU over the window (pool_cpu): read at go and at go + window */
+	struct tgt	*cpu_tgt;	/* NULL: not asked */
+	int		cpu_read;	/* readings taken: 0, 1 (at go) or 2 */
+	struct cg_cpu	cpu0, cpu1;
+	int64_t		cpu_t0, cpu_t1;
+	const char	*cpu_source;
+	char		cpu_msg[ERRLEN];
 };
 
 void	*shm_alloc(size_t len);
@@ -49,6 +57,10 @@ void	pool_start(struct pool *p, int n, int nsec, int (*fn)(struct pool *, int, v
 void	pool_ready(struct pool *p);
 int	pool_wait_go(struct pool *p);	/* 0 go; -1 stop asked or the parent is gone */
 /* parent side */
+/* after pool_start: read the CPU time of t (a cgroup or a process tree, see cgtarget.h:
+ * the server's) at pool_go and at the end of the window, so that pool_json's server_cpu
+ * is the CPU of the window the operations are counted in, not of the helper's set-up */
+void	pool_cpu(struct pool *p, struct tgt *t);
 void	pool_wait_ready(struct pool *p, double timeout_s);
 void	pool_go(struct pool *p);
 void	pool_join(struct pool *p, int64_t hard_deadline_ns);	/* 0: none */

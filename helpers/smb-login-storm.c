@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "cgtarget.h"
 #include "creds.h"
 #include "hist.h"
 #include "json.h"
@@ -30,7 +31,7 @@ struct run {
 };
 
 static const char usage_text[] =
-"usage: smb-login-storm [-h] [-A file] [-d seconds] [-w workers] target\n"
+"usage: smb-login-storm [-h] [-A file] [-d seconds] [-g cgroup_dir | -p pid] [-w workers] target\n"
 "Workers log in and out as fast as they can; a login is a new TCP connection,\n"
 "negotiate, NTLMv2 session setup and tree connect (with libsmbclient's own\n"
 "query of the share's attributes), no file operation, then the connection is\n"
@@ -41,7 +42,11 @@ static const char usage_text[] =
 "                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
 "                  read), SMB_DOMAIN. Never a password on the command line.\n"
 "  -d seconds      length of the measured window, s (default 10)\n"
+"  -g cgroup_dir   the server's cgroup (as cgcpu -g): its CPU time over the\n"
+"                  measured window goes into server_cpu (default: not read)\n"
 "  -h              print this help and exit\n"
+"  -p pid          the same, of a process and its descendants, read from /proc\n"
+"                  (as cgcpu -p; default: not read)\n"
 "  -w workers      worker processes, each with its own client context\n"
 "                  (default 8)\n"
 "  target          //host[:port]/share (a path after the share is ignored)\n"
@@ -91,6 +96,7 @@ main(int argc, char *argv[])
 {
 	struct run r;
 	struct target t;
+	struct tgt cg;
 	struct pool p;
 	struct meas all;
 	struct jw w;
@@ -100,11 +106,18 @@ main(int argc, char *argv[])
 	int ch, i, ok;
 
 	memset(&r, 0, sizeof(r));
+	memset(&cg, 0, sizeof(cg));
 	r.seconds = 10;
-	while ((ch = getopt(argc, argv, "A:d:hw:")) != -1) {
+	while ((ch = getopt(argc, argv, "A:d:g:hp:w:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
+		case 'g':
+		case 'p':
+			if (cg.kind)
+				usage(usage_text, 0);
+			tgt_option(&cg, ch, optarg);
+			break;
 		case 'h': usage(usage_text, 1); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
 		default: usage(usage_text, 0);
@@ -125,6 +138,8 @@ main(int argc, char *argv[])
 
 	r.slots = shm_alloc((size_t)workers * sizeof(struct meas));
 	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
+	if (cg.kind)
+		pool_cpu(&p, &cg);
 	creds_wipe(&r.c);	/* the workers have their copy */
 	pool_wait_ready(&p, READY_S);
 	if (p.ready == p.started)

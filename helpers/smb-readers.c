@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "cgtarget.h"
 #include "creds.h"
 #include "hist.h"
 #include "json.h"
@@ -39,7 +40,7 @@ struct run {
 };
 
 static const char usage_text[] =
-"usage: smb-readers [-h] [-A file] [-b bytes] [-c clients] [-d seconds] target_file\n"
+"usage: smb-readers [-h] [-A file] [-b bytes] [-c clients] [-d seconds] [-g cgroup_dir | -p pid] target_file\n"
 "Clients, each a process with its own connection (so its own smbd process),\n"
 "connect and open the file; then together each reads -b bytes at random\n"
 "-b-aligned offsets, one request at a time, for -d s.\n"
@@ -51,7 +52,11 @@ static const char usage_text[] =
 "  -b bytes        size of each read, bytes (default 4096)\n"
 "  -c clients      client processes (default 1)\n"
 "  -d seconds      length of the measured window, s (default 10)\n"
+"  -g cgroup_dir   the server's cgroup (as cgcpu -g): its CPU time over the\n"
+"                  measured window goes into server_cpu (default: not read)\n"
 "  -h              print this help and exit\n"
+"  -p pid          the same, of a process and its descendants, read from /proc\n"
+"                  (as cgcpu -p; default: not read)\n"
 "  target_file     //host[:port]/share/path/to/file (at least -b bytes)\n"
 "Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
 "brackets: //[::1]:4450/share); the port defaults to 445.\n"
@@ -131,6 +136,7 @@ main(int argc, char *argv[])
 {
 	struct run r;
 	struct target t;
+	struct tgt cg;
 	struct pool p;
 	struct meas all;
 	struct jw w;
@@ -141,14 +147,21 @@ main(int argc, char *argv[])
 	int ch, i, connected = 0, ok;
 
 	memset(&r, 0, sizeof(r));
+	memset(&cg, 0, sizeof(cg));
 	r.seconds = 10;
 	r.block = 4096;
-	while ((ch = getopt(argc, argv, "A:b:c:d:h")) != -1) {
+	while ((ch = getopt(argc, argv, "A:b:c:d:g:hp:")) != -1) {
 		switch (ch) {
 		case 'A': cfile = optarg; break;
 		case 'b': r.block = opt_num('b', optarg, 1, 16 * 1024 * 1024); break;
 		case 'c': clients = opt_num('c', optarg, 1, 4096); break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
+		case 'g':
+		case 'p':
+			if (cg.kind)
+				usage(usage_text, 0);
+			tgt_option(&cg, ch, optarg);
+			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
 		}
@@ -167,6 +180,8 @@ main(int argc, char *argv[])
 
 	r.slots = shm_alloc((size_t)clients * sizeof(struct slot));
 	pool_start(&p, (int)clients, (int)r.seconds, worker, &r);
+	if (cg.kind)
+		pool_cpu(&p, &cg);
 	creds_wipe(&r.c);
 	pool_wait_ready(&p, READY_S);
 	if (p.ready == p.started)

@@ -268,6 +268,32 @@ while time.time() < end:
   jq_e '.ok == false and .connected == 0 and (.first_error | test("No such file"))' <<<"$output"
 }
 
+@test "smb-readers and smb-login-storm -p: smbd's CPU over the measuring window, inside the CPU of the whole command" {
+  local main
+  main=$(helpers_smbd_pid "$SMBD_DIR")
+  # cgcpu around the whole command prints its line after the helper's
+  run --separate-stderr "$H/cgcpu" -p "$main" -- "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 -p "$main" "$UNC/data.0"
+  assert_success
+  echo "# $(jq -s -c "[.[0].server_cpu.used_us, .[1].cpu_us, .[0].server_cpu.window_s, .[1].duration_s]" <<<"$output")" >&3
+  jq -s -e '.[0].server_cpu as $w | .[1].cpu_us as $all
+    | .[0].ok and $w.available and $w.source == "proc" and $w.window_s >= 1.99 and $w.window_s < 2.5
+      and $w.used_us > 0 and $w.used_us <= $all and $w.user_us + $w.system_us == $w.used_us' <<<"$output" ||
+    fail "$output"
+  run --separate-stderr "$H/cgcpu" -p "$main" -- "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 1 -p "$main" "$UNC"
+  assert_success
+  jq -s -e '.[0].server_cpu as $w | .[0].ok and $w.available and $w.used_us > 0 and $w.used_us <= .[1].cpu_us' <<<"$output" ||
+    fail "$output"
+  # not asked: null; a target that is not there: the reason, and the run itself is fine
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 "$UNC/data.0"
+  jq_e '.ok and .server_cpu == null' <<<"$output"
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -g /no/such/cgroup "$UNC/data.0"
+  assert_success
+  jq_e '.ok and .server_cpu.available == false and (.server_cpu.reason | length > 0)' <<<"$output"
+  # one target only
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -g a -p 1 "$UNC/data.0"
+  assert_equal "$status" 2
+}
+
 # The count is of the smbd processes that hold the server end of smb-hold's own connections
 # (ss pairs each client port with its server process), not of processes machine-wide nor of the
 # main smbd's children, whose number moves while earlier connections exit. Before issue 14's
