@@ -28,6 +28,16 @@ child_cg_args() {
   fi
 }
 
+# child_window_cpu_args: print the load helpers' options that read the service's CPU at the
+# edges of their measuring window (server_cpu: -g DIR or -p PID, one word a line), or nothing
+# when the service has neither.
+child_window_cpu_args() {
+  local -a a
+  mapfile -t a < <(child_cg_args 2>/dev/null)
+  [[ ${#a[@]} -eq 2 && -n ${a[1]} ]] && printf '%s\n' "${a[@]}"
+  return 0
+}
+
 # child_share_dir SUB: make SHARE_DIR/SUB owned like SHARE_DIR (a test folder); print its path.
 # A symlink or file of that name is removed first (never followed: root would chown its target).
 child_share_dir() {

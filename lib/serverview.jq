@@ -9,14 +9,19 @@ include "format";
 # How far the server's count may be from the client's before the report warns, in percent.
 def sv_tolerance_pct: 1;
 
-# sv_evidence($metric): the evidence objects (input: the raw files) of the metric's own
-# measurements (raw/METRIC.evidence.json, raw/METRIC.SUB.evidence.json), else of every
-# measurement it reads (latency and errors: the steady run), in name order.
-def sv_evidence($metric):
+# sv_evidence($metric; $view): the evidence objects (input: the raw files) of the measurements
+# named in $view (an array: the verdict's own choice, e.g. the one step of concurrency it rests
+# on), else of the metric's own measurements (raw/METRIC.evidence.json,
+# raw/METRIC.SUB.evidence.json), else of every measurement it reads (latency and errors: the
+# steady run), in name order.
+def sv_evidence($metric; $view):
   [to_entries[] | select(.key | endswith(".evidence.json")) | select(.value | type == "object")
     | {name: (.key | rtrimstr(".evidence.json")), ev: .value}] | sort_by(.name) as $all
-  | [$all[] | select(.name == $metric or (.name | startswith("\($metric)."))) ] as $own
-  | if ($own | length) > 0 then $own else $all end;
+  | if ($view | type) == "array" then [$all[] | select(.name as $n | $view | index([$n]))]
+    else [$all[] | select(.name == $metric or (.name | startswith("\($metric)."))) ] as $own
+      | if ($own | length) > 0 then $own else $all end
+    end;
+def sv_evidence($metric): sv_evidence($metric; null);
 
 # sv_server: the evidence list -> details.server: the per-command diffs of all measurements
 # added up: {available, why, level, measurements, commands: [{command, calls, mean_us, time_us,
@@ -88,11 +93,14 @@ def cifs_counts($ev):
 # seqwrite, randread, randwrite, and the steady run of latency and errors: fio's requests =
 # Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is one
 # SMB2 request each; the kernel client's count from /proc/fs/cifs/Stats goes beside them). Input: the raw files. null when there is none.
-def sv_count($metric; $server):
+# With $view (see serverview) a helper's count is of the measurements it names.
+def sv_count($metric; $server; $view):
   def n: if type == "number" then . else 0 end;
   def calls($cmd): [$server.commands[] | select(.samba == $cmd) | .calls] | add // 0;
-  def helper_lines($prefix): [to_entries[] | select(.key | test("^\($prefix)(\\.[0-9A-Za-z]+)?\\.json$")) | .value
-    | select(type == "object" and .helper != null)];
+  def helper_lines($prefix):
+    if ($view | type) == "array" then [.[$view[] + ".json"] | select(type == "object" and .helper != null)]
+    else [to_entries[] | select(.key | test("^\($prefix)(\\.[0-9A-Za-z]+)?\\.json$")) | .value
+      | select(type == "object" and .helper != null)] end;
   if ($server.available | not) then null
   elif $metric == "login" then
     (helper_lines("login") | map((.ops | n) + (.late_ops | n) + (.errors | n)) | add) as $c
@@ -121,20 +129,28 @@ def sv_count($metric; $server):
         + {kernel: (if $cifs then $cifs[$dir + "s"] else null end)} end
   else null
   end;
+def sv_count($metric; $server): sv_count($metric; $server; null);
 
-# serverview($metric): the raw files -> {details: {server, cpu[, count_check]}, warnings: [...]}.
-def serverview($metric):
+# serverview($metric; $view; $of): the raw files -> {details: {server, cpu[, count_check]},
+# warnings: [...]}, of the measurements $view names (null: sv_evidence's rule); $of says in
+# words which they are (details.server.of, e.g. "the step of 16 clients, ..."; details.server.view
+# the names), or null. The
+# warnings are of all the metric's measurements.
+def serverview($metric; $view; $of):
   . as $raw
-  | sv_evidence($metric) as $evs
+  | sv_evidence($metric; $view) as $evs
   | if ($evs | length) == 0 then {details: {}, warnings: []} else
-    ($evs | sv_server) as $server
+    ($evs | sv_server | if $of and .available then .of = $of | .view = $view else . end) as $server
   | ($evs | sv_cpu) as $cpu
-  | ($raw | sv_count($metric; $server)) as $check
+  | ($raw | sv_count($metric; $server; $view)) as $check
   | {details: ({server: $server, cpu: ($cpu | del(.runs))}
        + (if $check then {count_check: ($check | del(.warning))} else {} end)),
+     # the client-CPU warnings of every measurement of the metric, not only of the view's
      warnings: ([($check.warning // empty)]
-       + (if $cpu.available then [$cpu.runs[] | .name as $n | .split | clientcpu_warnings($n)[]] else [] end))}
+       + (if $view == null then $cpu else sv_evidence($metric) | sv_cpu end
+          | if .available then [.runs[] | .name as $n | .split | clientcpu_warnings($n)[]] else [] end))}
     end;
+def serverview($metric): serverview($metric; null; null);
 
 # sv_server_md: details.server -> the report's "Server view" lines (a string).
 # sv_mb: bytes as decimal MB for the table ("12.3", "0.004", "–" when not counted).
@@ -145,7 +161,7 @@ def sv_server_md:
   elif .available != true then "server view: not available (\(.why // "no counters"))"
   elif (.commands | length) == 0 then "server view: smbd counted no SMB2 command during this run"
   else
-    ([
+    ((if .of then ["Of \(.of):", ""] else [] end) + [
       "| command | calls | mean server time | share of the server's time | MB in | MB out |",
       "|---|---:|---:|---:|---:|---:|",
       (.commands[] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) | \(.bytes_in | sv_mb) | \(.bytes_out | sv_mb) |"),

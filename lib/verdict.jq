@@ -28,6 +28,19 @@ def used_us($ev): $ev.probes.cgcpu | if (.available // false) then .used_us else
 # per_op($total; $ops): a total (CPU µs, ...) per operation, or null when either is unknown.
 def per_op($total; $ops): if $total == null or $ops == null or $ops <= 0 then null else $total / $ops end;
 
+# helper_cpu($line; $ev; $extra): smbd's CPU for a load helper's operations: {used_us, ops,
+# per_op_us, over}. From the helper's own readings at the edges of its measuring window
+# (server_cpu, docs/CONTRACTS.md section 3) over the operations that ended inside it, else from
+# the cgcpu probe around the whole command (its set-up, logins and teardown too: a few % high)
+# over those and the late ones. $extra: further operations to count (failed logins).
+def helper_cpu($line; $ev; $extra):
+  ($line.server_cpu // {}) as $w
+  | if ($w.available // false) then
+      {used_us: $w.used_us, ops: (($line.ops // 0) + $extra), over: "the helper's measuring window"}
+    else {used_us: used_us($ev), ops: (($line.ops // 0) + ($line.late_ops // 0) + $extra),
+          over: "the whole helper command, its set-up and teardown included"} end
+  | .per_op_us = per_op(.used_us; .ops);
+
 # why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
 def why_join: map(select(. != null and . != "")) | join("; ");
 
@@ -70,9 +83,11 @@ def process_count_warning:
 
 # server_view($raw): add the server's view of the metric's measurements (lib/serverview.jq) to a
 # metric object: details.server, details.cpu, details.count_check and their warnings; the
-# measured client CPU replaces the warnings made by counting processes.
+# measured client CPU replaces the warnings made by counting processes. A body that gives
+# .view (measurement names) and .view_of (those in words) gets the view of those alone: the
+# measurement its figure rests on, where adding up its measurements would mix unlike ones.
 def server_view($raw):
-  ($raw | serverview($metric)) as $v
+  .view as $view | .view_of as $of | ($raw | serverview($metric; $view; $of)) as $v
   | if ($v.details | length) == 0 then .
     else .details = ((.details // {}) + $v.details)
       | .warnings = (((.warnings // []) | if $v.details.cpu.available then map(select(process_count_warning | not)) else . end)
@@ -80,7 +95,7 @@ def server_view($raw):
     end;
 
 # row(head; body): one metric object. head: {unit, target, target_op[, metric, target_text]};
-# body (input: the raw files) gives {value, why, details, warnings[, status, repeats]}; without a status
+# body (input: the raw files) gives {value, why, details, warnings[, status, repeats, view, view_of]}; without a status
 # the value is judged against the target. $skip makes it SKIP, $error a FAIL without a value.
 def row(head; body):
   . as $raw | head as $h

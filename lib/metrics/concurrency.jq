@@ -12,10 +12,10 @@ def step($n):
       {clients: $n, connected: null, errors: null, iops: null, p50_ms: null, p99_ms: null, kept_up: false,
        why: "smb-readers gave no result"}
     else ($f.connected // 0) as $c | ($f.errors // 0) as $e | ($f.lat_ms.p99 // null) as $p
-      | used_us($ev) as $cpu | ($ev.probes.smbdlog.fork_failed // 0) as $forks
+      | helper_cpu($f; $ev; 0) as $cpu | ($ev.probes.smbdlog.fork_failed // 0) as $forks
       | {clients: $n, connected: $c, errors: $e, ops: ($f.ops // 0), iops: $f.rate_per_s, p50_ms: $f.lat_ms.p50, p99_ms: $p,
          per_client_iops: (if $f.per_client then "\($f.per_client.min_iops | round)-\($f.per_client.max_iops | round)" else null end),
-         cpu_us: $cpu, cpu_per_read_us: per_op($cpu; ($f.ops // 0) + ($f.late_ops // 0)),
+         cpu_us: $cpu.used_us, cpu_per_read_us: $cpu.per_op_us,
          failed_p99_ms: (if $e > 0 then $f.err_lat_ms.p99 else null end),
          kept_up: ($c == $n and $e == 0 and $p != null and $p <= $max and $f.ok == true),
          why: ([(if $c < $n then "\($n - $c) of \($n) clients could not connect"
@@ -43,7 +43,13 @@ def verdict:
     | if ($rows | length) == 0 then {status: "FAIL", value: null, why: "no step could be measured"}
       else (first($rows[] | select(.kept_up | not)) // null) as $bad
         | ([$rows[] | select(.kept_up and ($bad == null or .clients < $bad.clients)) | .clients] | max // 0) as $best
+        # the server view is of the step the verdict rests on: a pass on the largest step that
+        # kept up, a fail on the first that did not (or, with none, on the largest tried)
+        | (if judge($best; ">="; $t) != "PASS" and $bad then $bad.clients else ([$best, $rows[0].clients] | max) end) as $rest
         | {value: $best,
+           view: ["concurrency.\($rest)"],
+           view_of: ("the step of \($rest) client\(if $rest == 1 then "" else "s" end) alone, the one the verdict rests on ("
+             + (if $bad and $rest == $bad.clients then "the first that did not keep up" else "the largest that kept up" end) + ")"),
            why: (if judge($best; ">="; $t) == "PASS" then ""
                  elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),

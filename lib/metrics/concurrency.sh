@@ -16,7 +16,9 @@ concurrency_estimate() {
 # not even connect ends the steps (larger ones are pointless).
 concurrency_measure() {
   local h level line base
+  local -a cpu
   h=$(child_helper smb-readers) || return 1
+  mapfile -t cpu < <(child_window_cpu_args)
   fio_drop_caches concurrency
   child_smbd_settle "$RUN_DIR/raw/concurrency.base.settle.json" 15 || true
   base=$(jq -r '.smbd_processes' "$RUN_DIR/raw/concurrency.base.settle.json" 2>/dev/null) || base=''
@@ -26,7 +28,7 @@ concurrency_measure() {
     # first step), or its disconnects land in this step's CPU window
     child_smbd_settle "$RUN_DIR/raw/concurrency.$level.settle.json" 15 "$base" || true
     measure "concurrency.$level" $((DURATION * 3 + 60 + level / 4)) -- \
-      "$h" -A "$KIT_CREDENTIALS" -c "$level" -d "$DURATION" -b 4096 "$KIT_UNC/fio/data.0" || true
+      "$h" -A "$KIT_CREDENTIALS" -c "$level" -d "$DURATION" -b 4096 "${cpu[@]}" "$KIT_UNC/fio/data.0" || true
     line=$(results_jq concurrency "step_line($level)" "concurrency.$level") || line="stop"
     log "      step of $level client(s): ${line#*$'\t'}"
     [[ ${line%%$'\t'*} == go ]] || break

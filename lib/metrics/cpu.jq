@@ -10,15 +10,16 @@ def why_not($run):
   .["cpu.plan.json"].fio_skip as $f
   | if $f then "\($run) could not run here (\($f))" else "\($run) was not part of this run" end;
 
-# per_read: {per_read_us, reads, cpu_us, method} from randread, else from cpu.readers; or null.
+# per_read: {per_read_us, reads, cpu_us, method, run} from randread, else from cpu.readers; or null.
 def per_read:
   (.["randread.fio.json"].jobs[0].read.total_ios? // null) as $n | used_us(.["randread.evidence.json"]) as $u
-  | (.["cpu.readers.json"] // {}) as $r | used_us(.["cpu.readers.evidence.json"]) as $ru
+  | (.["cpu.readers.json"] // {}) as $r | helper_cpu($r; .["cpu.readers.evidence.json"]; 0) as $ru
   | if $n != null and $n > 0 and $u != null then
-      {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount)"}
-    elif $r.ok == true and ($r.ops // 0) > 0 and $ru != null then
-      {per_read_us: per_op($ru; $r.ops + ($r.late_ops // 0)), reads: ($r.ops + ($r.late_ops // 0)), cpu_us: $ru,
-       method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient), because \(why_not("randread"))"}
+      {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount)", run: "randread"}
+    elif $r.ok == true and ($r.ops // 0) > 0 and $ru.used_us != null then
+      {per_read_us: $ru.per_op_us, reads: $ru.ops, cpu_us: $ru.used_us,
+       method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient; smbd CPU over \($ru.over)), because \(why_not("randread"))",
+       run: "cpu.readers"}
     else null end;
 
 # per_gb: {per_gb_ms, gb, cpu_us} from the seqread run, or {per_gb_ms: null, why}.
@@ -36,6 +37,7 @@ def verdict:
         {status: "SKIP", value: null, why: "no read run could be measured here (\(.["cpu.plan.json"].fio_skip // "randread gave no result"))"}
       else
         {value: $r.per_read_us,
+         view: [$r.run], view_of: "\(if $r.run == "randread" then "the randread run" else "cpu's own smb-readers run" end) alone, the one CPU per read comes from",
          why: (if judge($r.per_read_us; "<="; $t) == "PASS" then "" else "\($r.per_read_us | fixed(1)) µs of smbd CPU per 4 KiB read is above \($t) µs" end),
          details: {per_read_us: $r.per_read_us, reads: $r.reads, per_gb_ms: $g.per_gb_ms, per_login_ms: $l,
            cpu_source: ((.["randread.evidence.json"] // .["cpu.readers.evidence.json"]).probes.cgcpu.source // ""),

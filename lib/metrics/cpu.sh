@@ -24,6 +24,7 @@ cpu_estimate() {
 # why fio could not run here (null when it could).
 cpu_measure() {
   local h why
+  local -a cpu
   why=$(fio_skip_reason) || why=''
   jq -cn --arg why "$why" '{fio_skip: (if $why == "" then null else $why end)}' >"$RUN_DIR/raw/cpu.plan.json"
   [[ -s $RUN_DIR/raw/login.evidence.json ]] || login_storm cpu.login || true
@@ -31,6 +32,7 @@ cpu_measure() {
   h=$(child_helper smb-readers) || return 1
   fio_data_file || return 1
   fio_drop_caches cpu.readers
+  mapfile -t cpu < <(child_window_cpu_args)
   measure cpu.readers $((DURATION * 3 + 60)) -- \
-    "$h" -A "$KIT_CREDENTIALS" -c 4 -d "$DURATION" -b 4096 "$KIT_UNC/fio/data.0" || true
+    "$h" -A "$KIT_CREDENTIALS" -c 4 -d "$DURATION" -b 4096 "${cpu[@]}" "$KIT_UNC/fio/data.0" || true
 }

@@ -4,10 +4,10 @@ include "verdict";
 include "format";
 
 # per_login_ms($line; $ev): smbd CPU ms per login attempt of a storm (successful and failed: a
-# refused login costs smbd a process and a password check too; late ones, done after the
-# window but inside the CPU reading, too), or null.
+# refused login costs smbd a process and a password check too), over the storm's measuring
+# window (verdict.jq helper_cpu), or null.
 def per_login_ms($line; $ev):
-  per_op(used_us($ev); ($line.ops // 0) + ($line.late_ops // 0) + ($line.errors // 0)) | if . == null then null else (. | round) / 1000 end;
+  helper_cpu($line; $ev; $line.errors // 0).per_op_us | if . == null then null else (. | round) / 1000 end;
 
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",
@@ -29,7 +29,7 @@ def verdict:
              + (if .first_error then {first_error} else {} end)
              + failed_times($f)
              + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // ""),
-                notes: (["smbd CPU per login attempt: the server's CPU time during the storm divided by every login attempt, failed ones too."]
+                notes: (["smbd CPU per login attempt: the server's CPU time over \(helper_cpu($f; $ev; 0).over) divided by every login attempt in it, failed ones too."]
                   + if $err > 0 then [failed_times_note] else [] end)}),
            warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
              ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}

@@ -8,8 +8,10 @@ login_needs() { :; }
 # login_storm NAME: the login storm as measurement NAME (also used by the cpu metric).
 login_storm() {
   local h
+  local -a cpu
   h=$(child_helper smb-login-storm) || return 1
-  measure "$1" $((DURATION * 2 + 60)) -- "$h" -A "$KIT_CREDENTIALS" -w "$WORKERS" -d "$DURATION" "$KIT_UNC" || true
+  mapfile -t cpu < <(child_window_cpu_args)
+  measure "$1" $((DURATION * 2 + 60)) -- "$h" -A "$KIT_CREDENTIALS" -w "$WORKERS" -d "$DURATION" "${cpu[@]}" "$KIT_UNC" || true
 }
 
 login_measure() { login_storm login; }

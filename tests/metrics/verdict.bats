@@ -107,6 +107,66 @@ judge() {
   assert_output '[false,false]'
 }
 
+# with_profile NAME READS: give raw/NAME.evidence.json a profile probe in which smbd counted
+# READS Read calls of 1 ms and one connect (the fixture's run predates the probe).
+with_profile() {
+  local f="$RUN_DIR/raw/$1.evidence.json" t
+  t=$(mktemp)
+  jq --argjson n "$2" '.probes.profile = {available: true, level: "on", connects: 1, disconnects: 1,
+    commands: [{command: "read", calls: $n, time_us: ($n * 1000), bytes_in: 0, bytes_out: ($n * 4096)}]}' "$f" >"$t"
+  mv "$t" "$f"
+}
+
+@test "verdict: concurrency's server view is of the step the verdict rests on, not all steps added up" {
+  with_profile concurrency.1 111
+  with_profile concurrency.4 444
+  judge concurrency
+  # a FAIL with every step kept up (4 < 64): the largest step that kept up
+  run jq -r '"\(.status) \(.details.server.calls) \(.details.server.measurements)|\(.details.server.of)"' "$RUN_DIR/metrics/concurrency.json"
+  assert_output 'FAIL 444 1|the step of 4 clients alone, the one the verdict rests on (the largest that kept up)'
+  # the count check is of that step too: its reads against its Read calls
+  run jq -r '.details.count_check.client == ($f[0].ops + ($f[0].late_ops // 0) + ($f[0].errors // 0))' \
+    --slurpfile f "$RUN_DIR/raw/concurrency.4.json" "$RUN_DIR/metrics/concurrency.json"
+  assert_output true
+  # the step of 4 did not keep up: the view is of that step, which the FAIL rests on
+  jq '.errors = 3' "$RUN_DIR/raw/concurrency.4.json" >"$BATS_TEST_TMPDIR/c4" && mv "$BATS_TEST_TMPDIR/c4" "$RUN_DIR/raw/concurrency.4.json"
+  judge concurrency
+  run jq -r '"\(.value) \(.details.server.calls)|\(.details.server.of)"' "$RUN_DIR/metrics/concurrency.json"
+  assert_output '1 444|the step of 4 clients alone, the one the verdict rests on (the first that did not keep up)'
+  # the report names it above the table
+  run jq -r -L "$KIT_ROOT/lib" 'include "serverview"; .details.server | sv_server_md' "$RUN_DIR/metrics/concurrency.json"
+  assert_line --index 0 'Of the step of 4 clients alone, the one the verdict rests on (the first that did not keep up):'
+}
+
+@test "verdict: cpu's server view is of the run CPU per read comes from, not of login and seqread" {
+  with_profile login 5
+  with_profile cpu.readers 700
+  judge cpu
+  run jq -r '"\(.details.server.calls)|\(.details.server.of)"' "$RUN_DIR/metrics/cpu.json"
+  assert_output "700|cpu's own smb-readers run alone, the one CPU per read comes from"
+}
+
+@test "verdict: CPU per read and per login from the helper's own window reading, not the whole command's" {
+  local f
+  for f in cpu.readers concurrency.4 login; do
+    jq '.server_cpu = {available: true, source: "cgroup2", window_s: 2, used_us: 123456, user_us: 3456, system_us: 120000}' \
+      "$RUN_DIR/raw/$f.json" >"$BATS_TEST_TMPDIR/x" && mv "$BATS_TEST_TMPDIR/x" "$RUN_DIR/raw/$f.json"
+  done
+  judge cpu
+  judge concurrency
+  run jq -n -c --slurpfile r "$RUN_DIR/raw/cpu.readers.json" --slurpfile c "$RUN_DIR/raw/concurrency.4.json" \
+    --slurpfile l "$RUN_DIR/raw/login.json" --slurpfile m "$RUN_DIR/metrics/cpu.json" \
+    --slurpfile k "$RUN_DIR/metrics/concurrency.json" '
+    [$m[0].value == 123456 / $r[0].ops, $m[0].details.reads == $r[0].ops,
+     ($m[0].details.notes[0] | test("smbd CPU over the helper.s measuring window")),
+     $m[0].details.per_login_ms == ((123456 / ($l[0].ops + $l[0].errors)) | round) / 1000,
+     $k[0].details.steps[1].cpu_us == 123456, $k[0].details.steps[1].cpu_per_read_us == 123456 / $c[0].ops,
+     # the step without it keeps the probe around the command
+     $k[0].details.steps[0].cpu_us == $e[0].probes.cgcpu.used_us]' \
+    --slurpfile e "$RUN_DIR/raw/concurrency.1.evidence.json"
+  assert_output "[true,true,true,true,true,true,true]"
+}
+
 @test "verdict: concurrency: one row per step from its own files, the largest step that kept up" {
   judge concurrency
   run jq -c '[.value, .status, .why, [.details.steps[] | .clients, .kept_up, .iops]]' "$RUN_DIR/metrics/concurrency.json"
