@@ -4,6 +4,14 @@ include "verdict";
 include "format";
 include "serverview";
 
+# fio_cpu($name): smbd's CPU for fio run $name (input: the raw files): {used_us, over}, from the
+# jobs' own readings around their I/O (raw/NAME.window-cpu.json, lib/fio.sh fio_run), else from
+# the cgcpu probe around the whole fio command (its start, file set-up and exit too).
+def fio_cpu($name):
+  (.["\($name).window-cpu.json"] // {}) as $w
+  | if ($w.available // false) then {used_us: $w.used_us, over: "the fio jobs' I/O (cgcpu as their exec_prerun and exec_postrun)"}
+    else {used_us: used_us(.["\($name).evidence.json"]), over: "the whole fio command, its start and file set-up included"} end;
+
 # fio_summary: fio's JSON (the input) as one object: per direction (read, write, mixed) iops,
 # bw_mbs (decimal MB/s: 10^6 bytes, as fio's "MB/s"), ios and lat_ms {p50,p95,p99,max,mean};
 # latency: which distribution lat_ms is; busy_pct (usr+sys of the fio jobs), errors (requests

@@ -86,14 +86,62 @@ fio_data_file() {
 # --lat_percentiles=1: the percentiles are of total latency (lat_ns: submission to completion,
 # the guide's "from sending a request until the answer arrives"), the same distribution as the
 # mean and max. --continue_on_error=all: a failed request is counted (total_err), not the end.
+# smbd's CPU over the jobs' I/O alone (raw/NAME.window-cpu.json, fio_window_cpu): each job runs
+# cgcpu as its --exec_prerun (after its file set-up, before its first request) and
+# --exec_postrun (after its last), so fio's start, layout and exit are outside the window.
 fio_run() {
-  local name=$1
+  local name=$1 rc=0 cwd=$RUN_DIR/.fio-cwd
+  local -a cg win=()
   shift
+  mapfile -t cg < <(child_window_cpu_args)
+  rm -f "$RUN_DIR/raw/$name.cpu-start.jsonl" "$RUN_DIR/raw/$name.cpu-end.jsonl"
+  if ((${#cg[@]})) && [[ -x $KIT_ROOT/helpers/cgcpu ]]; then
+    # fio runs each through sh as 'STRING > NAME.prerun.txt 2>&1' in its working folder: the
+    # braces keep cgcpu's line for the kit; the kit's own folder takes fio's .txt files
+    local c
+    c=$(printf '%q ' "$KIT_ROOT/helpers/cgcpu" "${cg[@]}")
+    # (a prerun that fails ends the job: '|| :')
+    win=(--exec_prerun="{ ${c}>>$(printf '%q' "$RUN_DIR/raw/$name.cpu-start.jsonl") || :; }"
+      --exec_postrun="{ ${c}>>$(printf '%q' "$RUN_DIR/raw/$name.cpu-end.jsonl") || :; }")
+  fi
+  mkdir -p "$cwd"
   measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \
-    fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
+    env -C "$cwd" fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
     --runtime="$DURATION" --time_based --group_reporting --lat_percentiles=1 \
     --continue_on_error=all --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
-    --write_bw_log="$RUN_DIR/raw/$name" --write_iops_log="$RUN_DIR/raw/$name" --log_avg_msec=1000 "$@"
+    --write_bw_log="$RUN_DIR/raw/$name" --write_iops_log="$RUN_DIR/raw/$name" --log_avg_msec=1000 \
+    "${win[@]}" "$@" || rc=$?
+  rm -rf "$cwd"
+  fio_json_only "$RUN_DIR/raw/$name.fio.json"
+  fio_window_cpu "$name"
+  return "$rc"
+}
+
+# fio_json_only FILE: drop the lines fio writes into its JSON output before the document (its
+# "Saving output of prerun" notice, error lines: fio issues 1304 and 731), so FILE parses.
+fio_json_only() {
+  local t
+  [[ -s $1 ]] && ! jq -e . "$1" >/dev/null 2>&1 || return 0
+  t=$(mktemp "$1.XXXXXX") || return 0
+  if sed -n '/^{/,$p' "$1" >"$t"; then mv -f "$t" "$1"; else rm -f "$t"; fi
+}
+
+# fio_window_cpu NAME: raw/NAME.window-cpu.json from the jobs' cgcpu lines: {available, source,
+# jobs, used_us (the last job's end minus the first job's start: the counters only grow)} or
+# {available: false, reason}; the .jsonl files are removed.
+fio_window_cpu() {
+  local a=$RUN_DIR/raw/$1.cpu-start.jsonl b=$RUN_DIR/raw/$1.cpu-end.jsonl
+  [[ -e $a || -e $b ]] || return 0
+  # shellcheck disable=SC2016 # a jq program
+  jq -cn --rawfile a "$a" --rawfile b "$b" '
+    def lines($t): [$t | split("\n")[] | fromjson? | select(.ok == true and (.cpu_us | type) == "number")];
+    lines($a) as $s | lines($b) as $e
+    | if ($s | length) > 0 and ($s | length) == ($e | length) then
+        {available: true, source: $s[0].source, jobs: ($s | length),
+         used_us: (([$e[].cpu_us] | max) - ([$s[].cpu_us] | min))}
+      else {available: false, reason: "cgcpu gave \($s | length) start and \($e | length) end readings of the fio jobs"} end' \
+    >"$RUN_DIR/raw/$1.window-cpu.json" 2>/dev/null || rm -f "$RUN_DIR/raw/$1.window-cpu.json"
+  rm -f "$a" "$b"
 }
 
 # fio_steady_rates: print 'READS WRITES' per second of the steady run: LOAD_RATE split 70/30,

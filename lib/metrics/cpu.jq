@@ -12,10 +12,10 @@ def why_not($run):
 
 # per_read: {per_read_us, reads, cpu_us, method, run} from randread, else from cpu.readers; or null.
 def per_read:
-  (.["randread.fio.json"].jobs[0].read.total_ios? // null) as $n | used_us(.["randread.evidence.json"]) as $u
+  (.["randread.fio.json"].jobs[0].read.total_ios? // null) as $n | fio_cpu("randread") as $fc | $fc.used_us as $u
   | (.["cpu.readers.json"] // {}) as $r | helper_cpu($r; .["cpu.readers.evidence.json"]; 0) as $ru
   | if $n != null and $n > 0 and $u != null then
-      {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount)", run: "randread"}
+      {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount; smbd CPU over \($fc.over))", run: "randread"}
     elif $r.ok == true and ($r.ops // 0) > 0 and $ru.used_us != null then
       {per_read_us: $ru.per_op_us, reads: $ru.ops, cpu_us: $ru.used_us,
        method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient; smbd CPU over \($ru.over)), because \(why_not("randread"))",
@@ -24,7 +24,7 @@ def per_read:
 
 # per_gb: {per_gb_ms, gb, cpu_us} from the seqread run, or {per_gb_ms: null, why}.
 def per_gb:
-  ((.["seqread.fio.json"].jobs[0].read.io_bytes? // 0) / 1e9) as $gb | used_us(.["seqread.evidence.json"]) as $u
+  ((.["seqread.fio.json"].jobs[0].read.io_bytes? // 0) / 1e9) as $gb | fio_cpu("seqread").used_us as $u
   | if $gb > 0 and $u != null then {per_gb_ms: ($u / 1000 / $gb), gb: $gb, cpu_us: $u}
     else {per_gb_ms: null, why: "not measured: \(why_not("seqread"))"} end;
 

@@ -92,6 +92,33 @@ metric() {
   [[ ! -e $RUN_DIR/raw/cpu.readers.json ]] || fail "cpu ran readers of its own though randread ran"
 }
 
+@test "fio: smbd's CPU over the jobs' I/O alone, read by each job's exec_prerun and exec_postrun" {
+  cd "$BATS_TEST_TMPDIR"
+  metric randread
+  run jq -e '.jobs[0].read.total_ios > 0' "$RUN_DIR/raw/randread.fio.json"
+  assert_success
+  # some fio versions write notices ('Saving output of prerun', errors) into the JSON output
+  # file (fio issues 1304, 731): fio_json_only takes them out, and leaves a clean file alone
+  printf 'randread : Saving output of prerun in randread.prerun.txt\nfio: pid=1, err=5\n' >"$BATS_TEST_TMPDIR/f.json"
+  cat "$RUN_DIR/raw/randread.fio.json" >>"$BATS_TEST_TMPDIR/f.json"
+  fio_json_only "$BATS_TEST_TMPDIR/f.json"
+  cmp "$BATS_TEST_TMPDIR/f.json" "$RUN_DIR/raw/randread.fio.json"
+  cp "$RUN_DIR/raw/randread.fio.json" "$BATS_TEST_TMPDIR/g.json"
+  fio_json_only "$BATS_TEST_TMPDIR/g.json"
+  cmp "$BATS_TEST_TMPDIR/g.json" "$RUN_DIR/raw/randread.fio.json"
+  run jq -n -c --slurpfile w "$RUN_DIR/raw/randread.window-cpu.json" --slurpfile e "$RUN_DIR/raw/randread.evidence.json" \
+    '$w[0] as $w | $e[0].probes.cgcpu.used_us as $all
+     | [$w.available, $w.source, $w.jobs, $w.used_us >= 0, $w.used_us <= $all + 20000]'
+  assert_output '[true,"proc",2,true,true]'
+  # fio's .txt files stay in the kit's own folder, which is removed; the cgcpu lines are merged
+  run find "$BATS_TEST_TMPDIR" "$RUN_DIR" -maxdepth 2 \( -name '*.prerun.txt' -o -name '*.postrun.txt' -o -name '*.jsonl' -o -name .fio-cwd \)
+  assert_output ''
+  echo "{}" >"$RUN_DIR/raw/login.evidence.json"
+  metric cpu
+  run jq -r '.details.notes[0]' "$RUN_DIR/metrics/cpu.json"
+  assert_output --partial 'smbd CPU over the fio jobs'"'"' I/O (cgcpu as their exec_prerun and exec_postrun)'
+}
+
 @test "fio: without a mount every fio metric is SKIP with the mount's reason" {
   mount_options_now() { return 1; }
   KIT_MOUNT_SKIP='kernel has no cifs support'

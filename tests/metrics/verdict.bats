@@ -213,7 +213,12 @@ with_profile() {
   printf '{"probes":{"cgcpu":{"available":true,"used_us":25000,"source":"cgroup2"}}}\n' >"$RUN_DIR/raw/randread.evidence.json"
   judge cpu
   run jq -r '"\(.value) \(.status) \(.details.notes[0])"' "$RUN_DIR/metrics/cpu.json"
-  assert_output '25 PASS CPU per read measured on the randread run (fio through the cifs mount).'
+  assert_output '25 PASS CPU per read measured on the randread run (fio through the cifs mount; smbd CPU over the whole fio command, its start and file set-up included).'
+  # with the jobs' own readings, those
+  printf '{"available":true,"source":"cgroup2","jobs":2,"used_us":20000}\n' >"$RUN_DIR/raw/randread.window-cpu.json"
+  judge cpu
+  run jq -r '.value' "$RUN_DIR/metrics/cpu.json"
+  assert_output 20
 }
 
 @test "verdict: SKIP and a failed measurement keep the metric's unit and target; no raw file is a FAIL" {
