@@ -102,7 +102,7 @@ fio_run() {
     c=$(printf '%q ' "$KIT_ROOT/helpers/cgcpu" "${cg[@]}")
     # (a prerun that fails ends the job: '|| :')
     win=(--exec_prerun="{ ${c}>>$(printf '%q' "$RUN_DIR/raw/$name.cpu-start.jsonl") || :; }"
-      --exec_postrun="{ ${c}>>$(printf '%q' "$RUN_DIR/raw/$name.cpu-end.jsonl") || :; }")
+    --exec_postrun="{ ${c}>>$(printf '%q' "$RUN_DIR/raw/$name.cpu-end.jsonl") || :; }")
   fi
   mkdir -p "$cwd"
   measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \

@@ -187,6 +187,18 @@ EOF
   assert_success
   run jq -e '.metrics.cpu.value > 0 and .metrics.cpu.details.reads > 0' "$RES"
   assert_success
+  # the fio jobs' own readings around their I/O, from the same cgroup, inside the command's;
+  # CPU per read rests on them, and the helpers' windows likewise
+  local m
+  for m in randread seqread; do
+    run jq -n -c --slurpfile w "$OUT/run/raw/$m.window-cpu.json" --slurpfile e "$OUT/run/raw/$m.evidence.json" \
+      '[$w[0].available, $w[0].source, $w[0].used_us > 0, $w[0].used_us <= $e[0].probes.cgcpu.used_us]'
+    assert_output '[true,"cgroup2",true,true]'
+  done
+  run jq -r '.metrics.cpu.details.notes[0]' "$RES"
+  assert_output --partial 'exec_prerun and exec_postrun'
+  run jq -e '.server_cpu | .available and .source == "cgroup2" and .used_us > 0' "$OUT/run/raw/login.json"
+  assert_success
 }
 
 @test "guest: the server's view of every fio metric; fio's requests = smbd's calls = the kernel client's count" {
