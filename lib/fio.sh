@@ -185,8 +185,9 @@ fio_steady() {
   fi
   fio_make_files 1 || return 1
   fio_drop_caches steady
+  # json+: the latency histogram, for the latency from when each request was due (steady.jq)
   fio_run steady --rw=randrw --rwmixread=70 --bs=4k --iodepth=1 --numjobs=1 \
-    --rate_iops="$r,$w" --rate_process=poisson \
+    --rate_iops="$r,$w" --rate_process=poisson --output-format=json+ \
     --unified_rw_reporting=both --filename="$(fio_file 0)" || true
 }
 

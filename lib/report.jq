@@ -8,7 +8,9 @@ include "charts";
 # Labels of the detail keys the metrics write; unknown keys show as they are.
 def key_label:
   {
-    "lat_ms": "time per request (ms)", "read_lat_ms": "read time (ms)",
+    "lat_ms": "time per request as sent (ms)", "due_lat_ms": "time per request from when it was due (ms)",
+    "sent_p99_ms": "p99 as sent (ms)", "counted": "requests counted", "held_back": "requests held back by a stall",
+    "read_lat_ms": "read time (ms)",
     "write_lat_ms": "write time (ms)", "login_ms": "login works after (ms)",
     "recovery_s": "client can write after (s)", "rate_per_s": "rate per second",
     "ops": "operations", "errors": "errors", "workers": "clients at once",

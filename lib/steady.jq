@@ -4,6 +4,38 @@ include "verdict";
 include "fio";
 include "serverview";
 
+# due_latency($bins; $interval_ns): the latency from when each request was due, not from when
+# fio sent it (coordinated omission). fio keeps a Poisson schedule with one request in flight
+# and, after a stall, sends the requests that fell due during it back to back, each timed from
+# its sending. HdrHistogram's correction (recordValueWithExpectedInterval, as wrk2 reports it)
+# puts them back: a request that took L > I (I = 1/LOAD_RATE, the mean interval) stands for the
+# requests due every I behind it, which waited L - I, L - 2I, ... down to I. $bins: fio's
+# json+ histogram {"latency ns": count}. Output {p50, p95, p99, max (ms), requests (measured),
+# counted (with the corrected ones), held_back (those added)}; null without bins.
+def due_latency($bins; $interval_ns):
+  if ($bins | type) != "object" or ($bins | length) == 0 or ($interval_ns | type) != "number" or $interval_ns <= 0 then null
+  else [$bins | to_entries[] | {v: (.key | tonumber), c: .value}] as $b
+    | $interval_ns as $i
+    # the corrected values a bin stands for: itself, and m = floor((v - I) / I) values behind it
+    | def extra($v): if $v >= 2 * $i then (($v - $i) / $i | floor) else 0 end;
+      # how many corrected values are <= $x
+      def count_le($x):
+        [$b[] | .c * ((if .v <= $x then 1 else 0 end)
+          + (extra(.v) as $m | if $m == 0 then 0
+             else ($m - ([[(((.v - $x) / $i) | ceil) - 1, 0] | max, $m] | min)) end))] | add;
+      ([$b[].c] | add) as $n
+    | ([$b[] | .c * extra(.v)] | add) as $held
+    | ($n + $held) as $total
+    | ([$b[].v] | max) as $top
+    # the smallest x (to 1 µs) with count_le(x) >= q * total: bisection, about 30 steps
+    | def quantile($q):
+        ($q * $total | ceil) as $want
+        | {lo: 0, hi: $top} | until(.hi - .lo <= 1000; ((.lo + .hi) / 2 | floor) as $m
+            | if count_le($m) >= $want then .hi = $m else .lo = $m end) | (.hi / 1e3 | floor) / 1e3;
+      {p50: quantile(0.5), p95: quantile(0.95), p99: quantile(0.99), max: ($top / 1e6),
+       requests: $n, counted: $total, held_back: $held}
+  end;
+
 # steady_summary: the fio summary plus asked_iops, achieved_iops, requests (fio's), and what the
 # kernel client counted on the kit's share (cifs_counts): cifs_requests, server_failed,
 # reconnects (this share's), host_reconnects (input: the raw files); null when fio gave no result.
@@ -13,6 +45,8 @@ def steady_summary:
   | if $s == null then null
     else $s + {
       asked_iops: setting("LOAD_RATE"),
+      due_lat_ms: (.["steady.fio.json"].jobs[0] as $j
+        | due_latency(($j.mixed // {}).lat_ns.bins // null; 1e9 / (setting("LOAD_RATE") // 0))),
       achieved_iops: ($s.read.iops + $s.write.iops),
       requests: ($s.read.ios + $s.write.ios),
       cifs_requests: $c.requests, server_failed: $c.server_failed,

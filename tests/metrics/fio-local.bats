@@ -33,7 +33,7 @@ service_main_pid() { echo "$$"; }
 
 # metric NAME: run metric NAME as test-samba.sh does (measure, then judge), quietly.
 metric() {
-  run_one "$1" 1 1 2>>"$BATS_TEST_TMPDIR/$1.log"
+  run_one "$1" 1 1 2>>"$BATS_TEST_TMPDIR/$1.log" || { cat "$BATS_TEST_TMPDIR/$1.log"; return 1; }
 }
 
 @test "fio: seqwrite creates data.N on first need and reports MB/s from fio's JSON" {
@@ -140,6 +140,45 @@ metric() {
   SHARE_NAME=other
   run probe_cifs_stats "$KIT_ROOT/tests/fixtures/cifs/Stats.after"
   assert_output --partial '"reads":null'
+}
+
+# freeze_once DIR: when fio's steady run has run 1.5 s, freeze DIR's file system for 0.35 s (a
+# server that stops answering: the write in flight waits; fsfreeze holds writes, not reads).
+freeze_once() {
+  local i
+  for ((i = 0; i < 300; i++)); do
+    pgrep -f 'fio --name=steady' >/dev/null && break
+    sleep 0.1
+  done
+  sleep 1.5
+  fsfreeze -f "$1" && sleep 0.35
+  fsfreeze -u "$1"
+}
+
+teardown() {
+  if [[ -n ${FROZEN_MNT:-} ]]; then
+    fsfreeze -u "$FROZEN_MNT" 2>/dev/null || true
+    umount "$FROZEN_MNT" 2>/dev/null || true
+  fi
+}
+
+@test "latency: a 0.35 s stall in a steady run shows in p99, counted from when each request was due" {
+  kit_require_root
+  kit_require_cmd fsfreeze mkfs.ext4
+  truncate -s 64M "$BATS_TEST_TMPDIR/img"
+  mkfs.ext4 -q "$BATS_TEST_TMPDIR/img"
+  mount -o loop "$BATS_TEST_TMPDIR/img" "$MOUNT_POINT" 2>/dev/null || skip "no loop device to mount a file system on"
+  FROZEN_MNT=$MOUNT_POINT
+  DURATION=5 LOAD_RATE=500
+  freeze_once "$MOUNT_POINT" &
+  metric latency
+  wait
+  run jq -c '.details | [.due_lat_ms.held_back > 100, .due_lat_ms.p99 >= 250, .sent_p99_ms < 100, .due_lat_ms.max >= 340]' \
+    "$RUN_DIR/metrics/latency.json"
+  echo "# $(jq -c '{value, sent: .details.sent_p99_ms, due: .details.due_lat_ms}' "$RUN_DIR/metrics/latency.json")" >&3
+  assert_output '[true,true,true,true]'
+  run jq -r '"\(.value == .details.due_lat_ms.p99) \(.warnings | map(select(startswith("a stall: "))) | length)"' "$RUN_DIR/metrics/latency.json"
+  assert_output 'true 1'
 }
 
 @test "fio: one latency distribution (total, lat_ns) for percentiles, mean and max; runtime not summed over jobs" {

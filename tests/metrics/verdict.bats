@@ -306,3 +306,13 @@ with_profile() {
   KIT_ROOT=$root run registry_load
   assert_output "error: metric 'odd' has no verdict 'lib/metrics/odd.jq'"
 }
+
+@test "latency from when due: a 300 ms request at 500/s stands for the 149 requests due behind it" {
+  # HdrHistogram's recordValueWithExpectedInterval, by hand: 298, 296, ..., 2 ms added to the
+  # 2,499 of 0.1 ms and the one of 300 ms: 2,649 values, the 27th largest is 248 ms
+  run jq -n -c -L "$KIT_ROOT/lib" 'include "steady";
+    ({"100000": 2499, "300000000": 1} | due_latency(.; 2e6)),
+    ({"1000000": 10, "3000000": 5, "4000000": 1} | due_latency(.; 2e6) | [.held_back, .p99]),
+    due_latency(null; 2e6)'
+  assert_output $'{"p50":0.1,"p95":36,"p99":248,"max":300,"requests":2500,"counted":2649,"held_back":149}\n[1,4]\nnull'
+}
