@@ -161,6 +161,16 @@ EOF
   assert_success
 }
 
+@test "guest: smbd frozen for 0.35 s in the steady run shows in latency's p99, counted from when each request was due" {
+  # scenario.sh froze the unit's cgroup (cgroup.freeze) 0.5 s into the steady run's requests
+  run grep -c '^stall: froze\|^stall: thawed' "$OUT/evidence/stall.txt"
+  assert_output 2
+  run jq -c '.metrics.latency | [.value == .details.due_lat_ms.p99, .details.due_lat_ms.p99 >= 250,
+    .details.due_lat_ms.held_back > 0, (.warnings | any(startswith("a stall: ")))]' "$RES"
+  echo "# $(jq -c '.metrics.latency | {value, sent: .details.sent_p99_ms, due: .details.due_lat_ms}' "$RES")" >&3
+  assert_output '[true,true,true,true]'
+}
+
 @test "guest: /proc/fs/cifs/Stats was read and its counters parsed" {
   # the cifs probe's record of the steady run (docs/CONTRACTS.md, section 5)
   local ev=$OUT/run/raw/steady.evidence.json

@@ -26,6 +26,32 @@ export STARTUP_ROUNDS=${STARTUP_ROUNDS:-1} WORKERS=${WORKERS:-2} REPEAT=${REPEAT
 export RESULTS_DIR=${RESULTS_DIR:-/root/samba-perf-test-results}
 export NO_COLOR=1
 
+# scen_stall: a server that stops answering for a moment in the middle of the steady run (issue
+# 20: the latency metric must show it). Waits (at most 900 s) for the steady run's fio job to
+# start its requests (its exec_prerun writes raw/steady.cpu-start.jsonl), then 0.5 s later
+# freezes the kit unit's cgroup (cgroup v2 cgroup.freeze: every smbd stops) for 0.35 s.
+# Writes what it did to $OUT/evidence/stall.txt.
+scen_stall() {
+  local cg=/sys/fs/cgroup/system.slice/${SERVICE_NAME:-smbd-perf-test}.service i f=''
+  for ((i = 0; i < 9000; i++)); do
+    f=$(find "$RESULTS_DIR" -path '*/raw/steady.cpu-start.jsonl' 2>/dev/null | head -n 1)
+    [[ -n $f ]] && break
+    sleep 0.1
+  done
+  if [[ -z $f || ! -w $cg/cgroup.freeze ]]; then
+    echo "stall: not done (steady run seen: ${f:-no}; $cg/cgroup.freeze writable: $([[ -w $cg/cgroup.freeze ]] && echo yes || echo no))"
+    return 0
+  fi
+  sleep 0.5
+  echo "stall: froze $cg at $(date +%T.%N)"
+  # never leave smbd frozen, even when ended in the middle
+  trap 'echo 0 >"$cg/cgroup.freeze"; exit 0' TERM
+  echo 1 >"$cg/cgroup.freeze"
+  sleep 0.35
+  echo 0 >"$cg/cgroup.freeze"
+  echo "stall: thawed at $(date +%T.%N)"
+} >"$OUT/evidence/stall.txt" 2>&1
+
 # scen_step NAME TIMEOUT OK_STATUSES CMD...: run one step with a hard timeout, log it,
 # record its status; a status not in OK_STATUSES (space-separated) fails the scenario
 scen_step() {
@@ -66,7 +92,7 @@ scen_evidence() {
 }
 
 main() {
-  local run
+  local run stall
   mkdir -p "$OUT/steps" "$OUT/evidence" "$OUT/run"
   : >"$OUT/steps.tsv"
   # The names the kit uses, from its own settings code (environment wins, as in the kit).
@@ -89,7 +115,12 @@ main() {
   scen_step start 600 0 ./start-samba.sh
   scen_evidence after-start
   # 1 = a metric FAILed its target: expected on an emulated CPU; the numbers are what count
+  scen_stall &
+  stall=$!
   scen_step test 900 "0 1" ./test-samba.sh
+  # the stall waits at most 900 s; after the test step it has nothing left to wait for
+  kill "$stall" 2>/dev/null
+  wait "$stall"
   scen_evidence after-test
   run=$(find "$RESULTS_DIR" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -n 1)
   if [[ -n $run ]]; then
