@@ -19,22 +19,16 @@ child_helper() {
   return 1
 }
 
-# child_cg_args: print the cgcpu/pss-sum target options for the service (one word a line).
+# child_cg_args: print the cgcpu/pss-sum target options for the service (one word a line): -g
+# its cgroup, else -p its main pid; nothing when it has neither (the helpers then say why). The
+# load helpers take the same options to read the service's CPU over their window (server_cpu).
 child_cg_args() {
+  local pid
   if [[ ${KIT_CGROUP_SOURCE:-proc} != proc && -n ${KIT_CGROUP:-} && -d $KIT_CGROUP ]]; then
     printf '%s\n' -g "$KIT_CGROUP"
-  else
-    printf '%s\n' -p "$(service_main_pid)"
+  elif pid=$(service_main_pid 2>/dev/null) && [[ -n $pid ]]; then
+    printf '%s\n' -p "$pid"
   fi
-}
-
-# child_window_cpu_args: print the load helpers' options that read the service's CPU at the
-# edges of their measuring window (server_cpu: -g DIR or -p PID, one word a line), or nothing
-# when the service has neither.
-child_window_cpu_args() {
-  local -a a
-  mapfile -t a < <(child_cg_args 2>/dev/null)
-  [[ ${#a[@]} -eq 2 && -n ${a[1]} ]] && printf '%s\n' "${a[@]}"
   return 0
 }
 

@@ -93,7 +93,7 @@ fio_run() {
   local name=$1 rc=0 cwd=$RUN_DIR/.fio-cwd
   local -a cg win=()
   shift
-  mapfile -t cg < <(child_window_cpu_args)
+  mapfile -t cg < <(child_cg_args)
   rm -f "$RUN_DIR/raw/$name.cpu-start.jsonl" "$RUN_DIR/raw/$name.cpu-end.jsonl"
   if ((${#cg[@]})) && [[ -x $KIT_ROOT/helpers/cgcpu ]]; then
     # fio runs each through sh as 'STRING > NAME.prerun.txt 2>&1' in its working folder: the

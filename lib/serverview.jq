@@ -85,7 +85,7 @@ def cifs_counts($ev):
           host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
     end;
 
-# sv_count($metric; $server): what the client said it did against what smbd counted, for the
+# sv_count($metric; $server; $view): what the client said it did against what smbd counted, for the
 # measurements whose counts the server's must equal (docs/server-view.md: checked on a real
 # smbd; a helper's late_ops, done after its window, are on the server too): login (logins
 # tried = connects), metadata (files created = Write calls, files of at
@@ -129,7 +129,6 @@ def sv_count($metric; $server; $view):
         + {kernel: (if $cifs then $cifs[$dir + "s"] else null end)} end
   else null
   end;
-def sv_count($metric; $server): sv_count($metric; $server; null);
 
 # serverview($metric; $view; $of): the raw files -> {details: {server, cpu[, count_check]},
 # warnings: [...]}, of the measurements $view names (null: sv_evidence's rule); $of says in

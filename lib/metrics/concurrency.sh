@@ -18,7 +18,7 @@ concurrency_measure() {
   local h level line base
   local -a cpu
   h=$(child_helper smb-readers) || return 1
-  mapfile -t cpu < <(child_window_cpu_args)
+  mapfile -t cpu < <(child_cg_args)
   fio_drop_caches concurrency
   child_smbd_settle "$RUN_DIR/raw/concurrency.base.settle.json" 15 || true
   base=$(jq -r '.smbd_processes' "$RUN_DIR/raw/concurrency.base.settle.json" 2>/dev/null) || base=''

@@ -32,7 +32,7 @@ cpu_measure() {
   h=$(child_helper smb-readers) || return 1
   fio_data_file || return 1
   fio_drop_caches cpu.readers
-  mapfile -t cpu < <(child_window_cpu_args)
+  mapfile -t cpu < <(child_cg_args)
   measure cpu.readers $((DURATION * 3 + 60)) -- \
     "$h" -A "$KIT_CREDENTIALS" -c 4 -d "$DURATION" -b 4096 "${cpu[@]}" "$KIT_UNC/fio/data.0" || true
 }

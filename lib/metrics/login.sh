@@ -10,7 +10,7 @@ login_storm() {
   local h
   local -a cpu
   h=$(child_helper smb-login-storm) || return 1
-  mapfile -t cpu < <(child_window_cpu_args)
+  mapfile -t cpu < <(child_cg_args)
   measure "$1" $((DURATION * 2 + 60)) -- "$h" -A "$KIT_CREDENTIALS" -w "$WORKERS" -d "$DURATION" "${cpu[@]}" "$KIT_UNC" || true
 }
 
