@@ -4,6 +4,14 @@
 #ifndef HELPERS_CREDS_H
 #define HELPERS_CREDS_H
 
+/* The -A option's lines of every SMB helper's help text (its synopsis shares them). */
+#define CREDS_USAGE \
+	"  -A file         credentials: username=, password=, domain= lines (the file of\n" \
+	"                  smbclient -A and mount.cifs credentials=); a file others can\n" \
+	"                  read is used with a warning. Default: the environment's\n" \
+	"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n" \
+	"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+
 struct creds {
 	char	user[256];
 	char	password[256];

@@ -54,18 +54,13 @@ static const char usage_text[] =
 "target_folder/smb-files.PID.N, create files (create + write -s KiB + close,\n"
 "one at a time) for -d s, then delete them all and their folders (signals\n"
 "are blocked then, so the delete phase completes), and count what is left.\n"
-"  -A file         credentials: username=, password=, domain= lines (the file of\n"
-"                  smbclient -A and mount.cifs credentials=); a file others can\n"
-"                  read is used with a warning. Default: the environment's\n"
-"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
-"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+CREDS_USAGE
 "  -d seconds      length of the create phase, s (default 10)\n"
 "  -h              print this help and exit\n"
 "  -s KiB          bytes written into each file, KiB (default 4)\n"
 "  -w workers      worker processes (default 8)\n"
 "  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
-"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
-"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+TARGET_USAGE
 MEAS_USAGE_TIMES
 "The create rate is over the create window; the delete window runs from the\n"
 "first delete to the last, over the workers that deleted something. Hard\n"

@@ -36,16 +36,11 @@ static const char usage_text[] =
 "once all are held (or as many as could be), then holds them until SIGTERM,\n"
 "SIGINT or end of stdin, then closes and removes its files. Raises its own\n"
 "open-file limit as far as it can and says so when that is not far enough.\n"
-"  -A file         credentials: username=, password=, domain= lines (the file of\n"
-"                  smbclient -A and mount.cifs credentials=); a file others can\n"
-"                  read is used with a warning. Default: the environment's\n"
-"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
-"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+CREDS_USAGE
 "  -h              print this help and exit\n"
 "  -n connections  connections to hold (default 200)\n"
 "  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
-"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
-"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+TARGET_USAGE
 "Give it a pipe or a FIFO as stdin, not /dev/null, unless it should let go\n"
 "at once. Each connect and open times out after 5 s.\n"
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"

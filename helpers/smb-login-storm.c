@@ -36,11 +36,7 @@ static const char usage_text[] =
 "negotiate, NTLMv2 session setup and tree connect (with libsmbclient's own\n"
 "query of the share's attributes), no file operation, then the connection is\n"
 "dropped (tree disconnect, close).\n"
-"  -A file         credentials: username=, password=, domain= lines (the file of\n"
-"                  smbclient -A and mount.cifs credentials=); a file others can\n"
-"                  read is used with a warning. Default: the environment's\n"
-"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
-"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+CREDS_USAGE
 "  -d seconds      length of the measured window, s (default 10)\n"
 "  -g cgroup_dir   the server's cgroup (as cgcpu -g): its CPU time over the\n"
 "                  measured window goes into server_cpu (default: not read)\n"
@@ -50,8 +46,7 @@ static const char usage_text[] =
 "  -w workers      worker processes, each with its own client context\n"
 "                  (default 8)\n"
 "  target          //host[:port]/share (a path after the share is ignored)\n"
-"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
-"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+TARGET_USAGE
 MEAS_USAGE_TIMES
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";

@@ -44,11 +44,7 @@ static const char usage_text[] =
 "Clients, each a process with its own connection (so its own smbd process),\n"
 "connect and open the file; then together each reads -b bytes at random\n"
 "-b-aligned offsets, one request at a time, for -d s.\n"
-"  -A file         credentials: username=, password=, domain= lines (the file of\n"
-"                  smbclient -A and mount.cifs credentials=); a file others can\n"
-"                  read is used with a warning. Default: the environment's\n"
-"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
-"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+CREDS_USAGE
 "  -b bytes        size of each read, bytes (default 4096)\n"
 "  -c clients      client processes (default 1)\n"
 "  -d seconds      length of the measured window, s (default 10)\n"
@@ -58,8 +54,7 @@ static const char usage_text[] =
 "  -p pid          the same, of a process and its descendants, read from /proc\n"
 "                  (as cgcpu -p; default: not read)\n"
 "  target_file     //host[:port]/share/path/to/file (at least -b bytes)\n"
-"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
-"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+TARGET_USAGE
 MEAS_USAGE_TIMES
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";

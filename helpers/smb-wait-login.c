@@ -23,11 +23,7 @@ static const char usage_text[] =
 "Logs in (new TCP connection, negotiate, session setup, tree connect,\n"
 "disconnect) every -i ms until a login works or -t s have passed. A\n"
 "wrong password ends it at once (it cannot heal).\n"
-"  -A file         credentials: username=, password=, domain= lines (the file of\n"
-"                  smbclient -A and mount.cifs credentials=); a file others can\n"
-"                  read is used with a warning. Default: the environment's\n"
-"                  SMB_USER, SMB_PASSWORD (removed from the environment once\n"
-"                  read), SMB_DOMAIN. Never a password on the command line.\n"
+CREDS_USAGE
 "  -h              print this help and exit\n"
 "  -i interval_ms  time from one attempt's start to the next, ms (default 10)\n"
 "  -t timeout_s    give up after this many seconds, s (default 10); no attempt\n"
@@ -35,8 +31,7 @@ static const char usage_text[] =
 "                  is the time left, 2 s at most), except for libsmbclient's\n"
 "                  fixed 5 s TCP connect timeout when the host does not answer\n"
 "  target          //host[:port]/share\n"
-"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n"
-"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+TARGET_USAGE
 "Times: duration_s is the whole run; elapsed_ms is from the start to the\n"
 "first success (or to the end); first_success_ns is CLOCK_REALTIME.\n"
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"

@@ -5,6 +5,11 @@
 #ifndef HELPERS_TARGET_H
 #define HELPERS_TARGET_H
 
+/* The help text's paragraph on targets, the same for every SMB helper. */
+#define TARGET_USAGE \
+	"Targets: //host[:port]/... or smb://host[:port]/... (an IPv6 host in\n" \
+	"brackets: //[::1]:4450/share); the port defaults to 445.\n"
+
 #include <stddef.h>
 
 struct target {

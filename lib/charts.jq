@@ -5,7 +5,7 @@ def charts_kind_label:
   {"curve": "IOPS and p99 against clients", "latency": "latency distribution",
    "time": "rate over time", "server": "server time per command",
    "baseline": "Samba against the local disk", "rounds": "time to the first login per round",
-   "compare": "runs side by side"}[.] // .;
+   "compare": "runs side by side", "growth": "time per operation against size"}[.] // .;
 
 # The image links of one metric, and one line naming its charts that were not drawn and why.
 def charts_md($index; $metric):

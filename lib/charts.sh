@@ -308,6 +308,31 @@ charts_once() {
   esac
 }
 
+# charts_declared RUN_DIR WORK METRIC: the chart a metric's verdict declares in
+# details.chart {kind, title, xlabel, ylabel, logx, logy, series: [{title, points: [[x, y]]}]}
+# (docs/CONTRACTS.md section 6): one line per series; nothing when it declares none.
+charts_declared() {
+  local dir=$1 work=$2/declared-$3 metric=$3 f=$1/metrics/$3.json kind
+  kind=$(jq -r '.details.chart.kind // empty | tostring | select(test("^[a-z0-9-]{1,32}$"))' "$f" 2>/dev/null) || return 0
+  [[ -n $kind ]] || return 0
+  charts_work "$work"
+  jq -r '.details.chart.series[]? | (.title // "" | tostring) as $t | .points[]?
+    | select(length == 2 and (.[0] | type) == "number" and (.[1] | type) == "number") | [$t, .[0], .[1]] | @tsv' "$f" |
+    charts_series_split "$work"
+  if ! grep -q '^n = [1-9]' "$work/vars.gp"; then
+    charts_skip "$metric" "$kind" "the verdict declared a chart without points"
+    return 0
+  fi
+  jq -r '.details.chart | "title=\(.title // "")", "xlab=\(.xlabel // "")", "ylab=\(.ylabel // "")",
+    "logx=\(if .logx == true then 1 else 0 end)", "logy=\(if .logy == true then 1 else 0 end)"' "$f" |
+    while IFS= read -r kv; do charts_gp_vars "$kv"; done >>"$work/vars.gp"
+  charts_plot series "$work" "$dir/charts/$kind-$metric.svg" || {
+    charts_skip "$metric" "$kind" "gnuplot could not draw it"
+    return 0
+  }
+  charts_add "$metric" "$kind" "$kind-$metric.svg" "$(jq -r '.details.chart.title // "" | tostring' "$f")"
+}
+
 # charts_index OUT_JSON WHY SECONDS: write index.json from CHARTS_ENTRIES and CHARTS_SKIPPED.
 charts_index() {
   local tool=null
@@ -363,6 +388,7 @@ charts_run() {
       charts_time "$dir" "$CHARTS_WORK" "$metric" "$map"
     fi
     charts_once "$dir" "$CHARTS_WORK" "$metric"
+    charts_declared "$dir" "$CHARTS_WORK" "$metric"
     charts_server "$dir" "$CHARTS_WORK" "$metric"
   done
   charts_end "$dir" ""

@@ -31,6 +31,28 @@ registry_load() {
   done < <(registry_metrics)
 }
 
+# registry_check_settings: each metric's own settings check (NAME_check_settings, optional: it
+# dies through settings_bad on the first bad key); sources the metric files it needs.
+registry_check_settings() {
+  local m
+  while IFS= read -r m; do
+    if ! declare -F "${m}_needs" >/dev/null && [[ -f $KIT_ROOT/lib/metrics/$m.sh ]]; then
+      # shellcheck source=/dev/null
+      source "$KIT_ROOT/lib/metrics/$m.sh"
+    fi
+    if declare -F "${m}_check_settings" >/dev/null; then "${m}_check_settings"; fi
+  done < <(registry_metrics)
+}
+
+# registry_finish: the run is over (finished or stopped): each metric's optional NAME_finish
+# (remove what it kept from one repeat to the next).
+registry_finish() {
+  local m
+  while IFS= read -r m; do
+    if declare -F "${m}_finish" >/dev/null; then "${m}_finish" || true; fi
+  done < <(registry_metrics)
+}
+
 # registry_inputs METRIC: print the measurements whose raw files METRIC's verdict reads.
 registry_inputs() {
   if declare -F "$1_inputs" >/dev/null; then "$1_inputs"; else echo "$1"; fi

@@ -40,35 +40,39 @@ def key_label:
     "file_system": "file system", "unit": "unit"
   }[.] // .;
 
-# Any value for humans.
-def show:
+# Any value for humans; $l: the metric's own labels (details.labels), before key_label's.
+def show($l):
   if . == null then "—"
   elif type == "number" then num
   elif type == "boolean" then (if . then "yes" else "no" end)
-  elif type == "array" then map(show) | join(", ")
-  elif type == "object" then to_entries | map("\(.key | key_label) \(.value | show)") | join(", ")
+  elif type == "array" then map(show($l)) | join(", ")
+  elif type == "object" then to_entries | map("\($l[.key] // (.key | key_label)) \(.value | show($l))") | join(", ")
   else tostring
   end;
+def show: show({});
 
 # Text safe inside a table cell.
 def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 
-# Markdown table from an array of objects (columns = keys of the first row, plus later ones).
-def table:
+# Markdown table from an array of objects (columns = keys of the first row, plus later ones);
+# $l: the metric's own labels.
+def table($l):
   (map(keys_unsorted) | add | unique_by(.) ) as $all
   | (.[0] | keys_unsorted) as $first
   | ($first + ($all - $first)) as $cols
-  | ("| " + ($cols | map(key_label | cell) | join(" | ")) + " |"),
+  | ("| " + ($cols | map($l[.] // key_label | cell) | join(" | ")) + " |"),
     ("|" + ($cols | map("---") | join("|")) + "|"),
-    (.[] | . as $row | "| " + ($cols | map($row[.] | show | cell) | join(" | ")) + " |");
+    (.[] | . as $row | "| " + ($cols | map($row[.] | show($l) | cell) | join(" | ")) + " |");
+def table: table({});
 
-# The detail block of one metric.
+# The detail block of one metric: every detail but the ones shown elsewhere (notes, the server
+# view, the chart a verdict declares) and the labels the metric gives its keys (details.labels).
 def details_md:
-  (.details // {}) | to_entries[]
-  | select(.key | IN("notes", "server", "cpu", "count_check") | not)
+  (.details // {}) | (.labels // {}) as $l | to_entries[]
+  | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels") | not)
   | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
-      "", "**\(.key | key_label)**", "", (.value | table), ""
-    else "- \(.key | key_label): \(.value | show)"
+      "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)), ""
+    else "- \($l[.key] // (.key | key_label)): \(.value | show($l))"
     end;
 
 def verdict_md($c):

@@ -142,6 +142,7 @@ run_metrics() {
       run_one "$m" "$i" "$n"
     done
   fi
+  registry_finish
   measure_finish
   rm -f "$RUN_DIR/INCOMPLETE"
   results_finish
@@ -177,6 +178,7 @@ run_exit() {
   warn "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}': stopping helpers and fio"
   child_stop_all
   repeat_abort
+  registry_finish
   measure_finish
   if ! service_is_running 2>/dev/null; then
     warn "the test server was stopped by the startup test: starting it again"

@@ -143,6 +143,8 @@ settings_load() {
   settings_forget_inherited
   # shellcheck source=lib/sambaparams.sh
   declare -F sambaparams_validate >/dev/null || source "$root/lib/sambaparams.sh"
+  # shellcheck source=lib/registry.sh
+  declare -F registry_check_settings >/dev/null || source "$root/lib/registry.sh"
   settings_validate
   KIT_CONF=$CONF_DIR/smb.conf
   KIT_CREDENTIALS=$CONF_DIR/credentials
@@ -359,6 +361,7 @@ settings_validate() {
   done
   ((${TARGET_ERRORS_MAX_PCT%.*} <= 100)) || settings_bad TARGET_ERRORS_MAX_PCT "must be from 0 to 100"
   sambaparams_validate
+  registry_check_settings
   return 0
 }
 

@@ -6,7 +6,7 @@
 
 bats_require_minimum_version 1.5.0
 
-ALL=(smb-wait-login smb-login-storm smb-files smb-readers smb-hold cgcpu pss-sum)
+ALL=(smb-wait-login smb-login-storm smb-files smb-readers smb-hold smb-bigdir cgcpu pss-sum)
 SMB_TOOLS=(smbd pdbedit smbstatus jq make cc pkg-config)
 
 # bats 1.8 cannot skip from setup_file: it only starts smbd when it can, and setup() skips
@@ -113,10 +113,11 @@ anon() {
     "$H/smb-files" -w 1 -d 1 "//127.0.0.1:$port/s"
     "$H/smb-readers" -c 1 -d 1 "//127.0.0.1:$port/s/f"
     "$H/smb-hold" -n 1 "//127.0.0.1:$port/s" </dev/null
+    "$H/smb-bigdir" -n 1 -t 1 "//127.0.0.1:$port/s/d"
     "$H/cgcpu" -p $$
     "$H/pss-sum" -p $$
   } >"$BATS_TEST_TMPDIR/lines" 2>/dev/null || true
-  assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/lines")" 7
+  assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/lines")" 8
   awk '/^## 3\./ { on = 1; next } /^## / { on = 0 } on' "$KIT_ROOT/docs/CONTRACTS.md" >"$BATS_TEST_TMPDIR/c3"
   for key in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | .[]' \
     "$BATS_TEST_TMPDIR/lines" | sort -u); do

@@ -204,6 +204,34 @@ with_profile() {
 }
 
 # The same counts as the wire tests, from smbd's own profile, with the same (exact) tolerances.
+# Exact: smb-bigdir's opens (one CREATE per listing and per lookup or create, and the one of
+# libsmbclient's tree connect) are the CREATE requests on the wire and smbd's smb2_create count;
+# a listing's QUERY_DIRECTORY requests, which the client library does not show, are on the wire
+# as many as smbd's smb2_find count, and at least two per listing (entries, then "no more").
+@test "wire and profile: smb-bigdir's opens equal the CREATEs on the wire and smbd's; QUERY_DIRECTORY equals smbd's Find" {
+  local opens creates finds pc pf
+  need_profile
+  mkdir -m 0777 "$SMBD_SHARE/big"
+  (cd "$SMBD_SHARE/big" && seq -f 'Report_%05g.Docx' 1 3000 | xargs touch && chmod 666 ./*)
+  settle
+  profile_snap "$BATS_TEST_TMPDIR/big.before"
+  on_wire big "$H/smb-bigdir" -A "$SMBD_CREDS" -l 3 -n 10 "$UNC/big"
+  profile_snap "$BATS_TEST_TMPDIR/big.after"
+  assert_success
+  jq_e '.ok == true and .errors == 0 and .listing.ops == 3 and .entries == 3000' <<<"$output" || fail "$output"
+  opens=$(jq .opens <<<"$output")
+  creates=$(req "$BATS_TEST_TMPDIR/big.req" 5)
+  finds=$(req "$BATS_TEST_TMPDIR/big.req" 14)
+  pc=$(profile_delta "$BATS_TEST_TMPDIR"/big.{before,after} smb2_create)
+  pf=$(profile_delta "$BATS_TEST_TMPDIR"/big.{before,after} smb2_find)
+  echo "# smb-bigdir -l 3 -n 10 on 3000 files: opens $opens, CREATE on the wire $creates, smbd smb2_create $pc; QUERY_DIRECTORY on the wire $finds, smbd smb2_find $pf" >&3
+  assert_equal "$creates" "$opens"
+  assert_equal "$pc" "$opens"
+  assert_equal "$pf" "$finds"
+  ((finds >= 2 * 3)) || fail "want at least 2 QUERY_DIRECTORY per listing, saw $finds"
+  rm -rf "$SMBD_SHARE/big"
+}
+
 @test "profile: smbd's smb2_read count equals smb-readers' ops" {
   local ops reads
   with_profile readers "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0"

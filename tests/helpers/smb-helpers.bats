@@ -85,7 +85,7 @@ bad_creds() {
 
 @test "every SMB helper prints its usage with -h and exits 2 on a bad option" {
   local h
-  for h in smb-wait-login smb-login-storm smb-files smb-readers smb-hold; do
+  for h in smb-wait-login smb-login-storm smb-files smb-readers smb-hold smb-bigdir; do
     run "$H/$h" -h
     assert_success
     assert_output --partial "usage: $h"
@@ -146,6 +146,9 @@ bad_creds() {
   run --separate-stderr "$H/smb-hold" -A "$bad" -n 3 "$UNC" </dev/null
   assert_equal "$status" 1
   jq_e '.ok == false and .held == 0 and .errors == 3' <<<"$output"
+  run --separate-stderr "$H/smb-bigdir" -A "$bad" -n 3 "$UNC"
+  assert_equal "$status" 1
+  jq_e '.ok == false and .listing.ops == 0 and .missing.ops == 0 and (.first_error | test("Permission denied"))' <<<"$output"
   ((SECONDS - start < 15)) || fail "wrong-password runs took $((SECONDS - start)) s"
 }
 
@@ -238,6 +241,26 @@ while time.time() < end:
     and .files_per_folder > 0 and .files_per_folder <= .create.ops and .left_behind == 0' <<<"$output"
   run ls -A "$SMBD_SHARE/files"
   assert_output ""
+}
+
+@test "smb-bigdir: lists every entry, a missing name is not found, other-case names are found, creates exist" {
+  mkdir -m 0777 "$SMBD_SHARE/big"
+  (cd "$SMBD_SHARE/big" && seq -f 'Report_%04g.Docx' 1 300 | xargs touch && chmod 666 ./*)
+  run --separate-stderr "$H/smb-bigdir" -A "$SMBD_CREDS" -l 2 -n 20 -t 10 "$UNC/big"
+  assert_success
+  jq_e '.helper == "smb-bigdir" and .ok == true and .entries == 300 and .errors == 0
+    and .listing.ops == 2 and .listing.entries == 300 and .listing.entries_per_s > 0
+    and .missing.ops == 20 and .missing.found == 0 and .missing.lat_ms.p50 > 0
+    and .othercase.ops == 20 and .othercase.found == 20 and .othercase.not_found == 0
+    and .create.ops == 20 and .opens == 2 + 60 + 1' <<<"$output"
+  # the creates are on the server, in the name asked; nothing else was made
+  run find "$SMBD_SHARE/big" -name 'Kit-New-*.Docx'
+  assert_equal "${#lines[@]}" 20
+  assert_equal "$(find "$SMBD_SHARE/big" -type f | wc -l)" 320
+  # a folder that does not exist: ok false, no phase after the listing
+  run --separate-stderr "$H/smb-bigdir" -A "$SMBD_CREDS" -n 3 "$UNC/none"
+  assert_equal "$status" 1
+  jq_e '.ok == false and (.error | test("could not be listed")) and .missing.ops == 0 and .create.ops == 0' <<<"$output"
 }
 
 @test "smb-files also removes files it did not count from its folders" {
@@ -393,6 +416,10 @@ vg_clean() {
   vg_clean "$d/files"
   vg "$d/readers" "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 "$UNC/data.0" >/dev/null
   vg_clean "$d/readers"
+  mkdir -m 0777 "$SMBD_SHARE/vgbig" && touch "$SMBD_SHARE/vgbig/A.txt" && chmod 666 "$SMBD_SHARE/vgbig/A.txt"
+  vg "$d/bigdir" "$H/smb-bigdir" -A "$SMBD_CREDS" -l 1 -n 3 "$UNC/vgbig" >"$d/bigdir.json"
+  jq_e '.ok == true and .create.ops == 3' "$d/bigdir.json"
+  vg_clean "$d/bigdir"
   sleep 4 | vg "$d/hold" "$H/smb-hold" -A "$SMBD_CREDS" -n 3 "$UNC" >"$d/hold.json"
   jq_e '.ok == true and .held == 3' "$d/hold.json"
   vg_clean "$d/hold"

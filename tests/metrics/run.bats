@@ -223,6 +223,50 @@ last_run() {
   refute_output --partial 'not started'
 }
 
+@test "run: bigdir makes each folder once a run, measures it in every repeat, removes it at the end and when the run stops" {
+  kit_require_root
+  local pid i
+  run env BIGDIR_SIZES="50 400" BIGDIR_OPS=5 REPEAT=2 "$KIT_ROOT/test-samba.sh" bigdir
+  [[ $status -eq 0 || $status -eq 1 ]] || fail "exit status $status: $output"
+  assert_equal "$(grep -c 'making a folder of' <<<"$output")" 2
+  jq -e '.metrics.bigdir | (.repeats | length) == 2 and (.details.sizes | map(.files)) == [50, 400]
+    and all(.details.sizes[]; .listed == .files)' "$(last_run)/results.json" || fail "$(jq -c .metrics.bigdir "$(last_run)/results.json")"
+  [[ ! -e $M_ROOT/share/bigdir ]] || fail "the big folders were left on the share"
+  # stopped while it measures the second folder: the helper ends, the folders go
+  BIGDIR_SIZES="50 5000" BIGDIR_OPS=100000 BIGDIR_SECONDS=5 "$KIT_ROOT/test-samba.sh" bigdir >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  for ((i = 0; i < 900; i++)); do
+    pgrep -f "smb-bigdir -A $M_ROOT/conf/credentials .*/bigdir/5000" >/dev/null && break
+    sleep 0.1
+  done
+  ((i < 900)) || fail "smb-bigdir never ran on the folder of 5000: $(cat "$BATS_TEST_TMPDIR/out")"
+  sleep 1
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  assert_equal "$status" 1
+  run pgrep -f "smb-bigdir -A $M_ROOT"
+  assert_failure
+  [[ ! -e $M_ROOT/share/bigdir ]] || fail "a stopped run left the big folders on the share"
+  grep -q "during 'bigdir'" "$(last_run)/report.md" || fail "no partial report naming bigdir"
+}
+
+@test "settings: a bad BIGDIR_SIZES is refused in one line naming the key, by the metric's own check" {
+  kit_require_root
+  local before
+  before=$(find "$M_ROOT/results" -mindepth 1 -maxdepth 1 | wc -l)
+  run env BIGDIR_SIZES="1000 100" "$KIT_ROOT/test-samba.sh" bigdir
+  assert_failure 1
+  assert_output "error: setting 'BIGDIR_SIZES' has bad value '1000 100': sizes must rise: each larger than the one before"
+  run env BIGDIR_SIZES="1000" "$KIT_ROOT/test-samba.sh" bigdir
+  assert_failure 1
+  assert_output --partial "must be two or more whole numbers"
+  run env BIGDIR_OPS=0 "$KIT_ROOT/test-samba.sh" bigdir
+  assert_failure 1
+  assert_output --partial "setting 'BIGDIR_OPS'"
+  assert_equal "$(find "$M_ROOT/results" -mindepth 1 -maxdepth 1 | wc -l)" "$before"
+}
+
 @test "run: a second run against the same server is refused while the first one measures" {
   kit_require_root
   kit_require_cmd flock

@@ -247,6 +247,41 @@ with_profile() {
   assert_success
 }
 
+@test "verdict: bigdir: the missing-name lookup's growth from the smallest folder to the largest, the opens against smbd's Creates" {
+  judge bigdir
+  run jq -n --slurpfile a "$RUN_DIR/raw/bigdir.1000.json" --slurpfile b "$RUN_DIR/raw/bigdir.100000.json" \
+    --slurpfile m "$RUN_DIR/metrics/bigdir.json" '
+    $m[0] as $m | ($b[0].missing.lat_ms.p50 / $a[0].missing.lat_ms.p50) as $g
+    | [$m.value == $g, $m.status == "FAIL", $m.unit == "×", $m.target == 10,
+       ($m.why | startswith("a missing-name lookup took \($b[0].missing.lat_ms.p50 | round) ms in 100000 files, \($g | round)× its ")),
+       ($m.details.sizes | map(.files)) == [1000, 10000, 100000],
+       $m.details.sizes[2].create_p50_ms == $b[0].create.lat_ms.p50,
+       ($m.details.chart.series | length) == 4, ($m.details.chart.series[0].points | length) == 3,
+       $m.details.chart.series[0].points[2] == [100000, $b[0].missing.lat_ms.p50],
+       $m.details.server.view == ["bigdir.100000"]] | all'
+  assert_output true
+  # every opens of the three sizes against smbd's Create calls of the three measurements
+  run jq -sc '[.[] | select(.helper) | .opens] | add' "$RUN_DIR"/raw/bigdir.1000.json "$RUN_DIR"/raw/bigdir.10000.json "$RUN_DIR"/raw/bigdir.100000.json
+  local opens=$output
+  run jq -sc '[.[].probes.profile.commands[] | select(.command == "create") | .calls] | add' "$RUN_DIR"/raw/bigdir.*.evidence.json
+  local creates=$output
+  run jq -c '.details.count_check | [.client, .server, .ok]' "$RUN_DIR/metrics/bigdir.json"
+  assert_output "[$opens,$creates,$([[ $opens == "$creates" ]] && echo true || echo false)]"
+}
+
+@test "verdict: bigdir: a size without its helper line fails by name; other-case names not found are a warning" {
+  rm "$RUN_DIR/raw/bigdir.10000.json"
+  judge bigdir
+  run jq -r '[.status, .why] | join(": ")' "$RUN_DIR/metrics/bigdir.json"
+  assert_output "FAIL: smb-bigdir gave no result for the folder of 10000 files (see raw/bigdir.*.err)"
+  cp "$KIT_ROOT/tests/fixtures/run-raw/raw/bigdir.10000.json" "$RUN_DIR/raw/"
+  jq -c '.othercase.not_found = 50 | .othercase.found = 0' "$RUN_DIR/raw/bigdir.1000.json" >"$RUN_DIR/raw/b.new"
+  mv "$RUN_DIR/raw/b.new" "$RUN_DIR/raw/bigdir.1000.json"
+  judge bigdir
+  run jq -r '.warnings[]' "$RUN_DIR/metrics/bigdir.json"
+  assert_output "the folder of 1000 files: 50 names in another case were not found (a case-sensitive share)"
+}
+
 @test "verdict: every metric of the registry has a verdict that compiles and gives its rows" {
   local m n=0
   for m in $(registry_metrics); do

@@ -14,12 +14,14 @@ setup_file() {
   private_kit_setup wt 4440 4449 127.0.0.10 small <<CONF || return 1
 DURATION=2
 DATA_FILE_MB=32
+BIGDIR_SIZES="100 3000"
+BIGDIR_OPS=20
 CONF
   W_ROOT=$PK_ROOT
   export W_ROOT
   private_kit_start || return 1
   # the one measured run every test below reads (a FAIL against a target is fine: exit 1)
-  "$KIT_ROOT/test-samba.sh" login metadata concurrency memory seqwrite seqread randread randwrite localdisk \
+  "$KIT_ROOT/test-samba.sh" login metadata bigdir concurrency memory seqwrite seqread randread randwrite localdisk \
     >"$W_ROOT/run.log" 2>&1 || [[ $? -eq 1 ]] || {
     cat "$W_ROOT/run.log" >&3
     return 1
@@ -84,6 +86,25 @@ section() {
   assert_line --regexp '^Client against server: the client reported [0-9]+ logins, smbd counted [0-9]+ \(equal; tolerance 1 %\)\.$'
   run jq -r '[.metrics[].warnings[] | select(test("the server counted"))] | length' "$R"
   assert_output 0
+}
+
+@test "wire: bigdir: its opens equal smbd's Creates, its chart and server view are in the report, its folders are gone" {
+  local share
+  run jq -r '.metrics.bigdir | .details.count_check | "\(.client == .server) \(.ok)"' "$R"
+  assert_output "true true"
+  # independent: the helper lines' opens, added up by the test
+  run jq -r '.metrics.bigdir.details.count_check.client' "$R"
+  assert_output "$(jq -s '[.[].opens] | add' "$W_RUN"/raw/bigdir.100.json "$W_RUN"/raw/bigdir.3000.json)"
+  run jq -r '.metrics.bigdir | [.details.server.view[0], (.details.sizes | map(.files) | tostring),
+    (.value == .details.growth.missing)] | join(" ")' "$R"
+  assert_output 'bigdir.3000 [100,3000] true'
+  run jq -r '.charts.charts[] | select(.metric == "bigdir") | .file' "$R"
+  assert_line charts/growth-bigdir.svg
+  run section bigdir
+  assert_line '![bigdir: time per operation against folder size](charts/growth-bigdir.svg)'
+  assert_line 'Of the folder of 3000 files (the largest):'
+  share=$(sed -n 's/^SHARE_DIR=//p' "$W_RUN/settings.env" | tr -d "'\"")
+  [[ -n $share && ! -e $share/bigdir ]] || fail "the big folders are still in '$share/bigdir'"
 }
 
 @test "wire: every measured metric has the client/server CPU split, and no warning counts processes" {

@@ -1,0 +1,102 @@
+# lib/metrics/bigdir.sh: the bigdir metric: for each folder size of BIGDIR_SIZES, a folder of that
+# many empty files made on the server's file system (as the share's owner, not through SMB),
+# then through SMB on one connection (smb-bigdir): full listings, lookups of missing names and of
+# names in another case, and creates (raw/bigdir.SIZE.json); the folder is removed after each
+# size, also when the run stops. Sourced; functions only. Verdict: lib/metrics/bigdir.jq.
+
+# the sizes whose folder this run has made (bigdir_measure), never from the environment
+BIGDIR_FILLED=''
+
+bigdir_describe() { echo "folders of ${BIGDIR_SIZES// /, } files: listing, lookups and creates, $BIGDIR_OPS each"; }
+# per size: filling the folder once a run (here 2 to 45 s per 100,000 files: creating files
+# in a big folder is slow on a file system whose cache is small) and the helper's four phases
+# (each BIGDIR_SECONDS at most; short in a small folder)
+bigdir_estimate() {
+  local n s=0
+  for n in $BIGDIR_SIZES; do
+    [[ " ${BIGDIR_FILLED:-} " == *" $n "* ]] || s=$((s + n / 5000))
+    s=$((s + (n >= 50000 ? 3 * BIGDIR_SECONDS : n >= 5000 ? 2 : 1)))
+  done
+  measure_estimate "$s"
+}
+bigdir_needs() { :; }
+
+# bigdir_check_settings: the metric's own settings (lib/settings.sh calls it).
+bigdir_check_settings() {
+  local n prev=0
+  [[ $BIGDIR_SIZES =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)+[[:space:]]*$ ]] ||
+    settings_bad BIGDIR_SIZES "must be two or more whole numbers, such as \"1000 10000 100000\""
+  for n in $BIGDIR_SIZES; do
+    if [[ ! $n =~ ^[1-9][0-9]{0,6}$ ]] || ((n > 1000000)); then
+      settings_bad BIGDIR_SIZES "every size must be from 1 to 1000000 (no leading zero)"
+    fi
+    ((n > prev)) || settings_bad BIGDIR_SIZES "sizes must rise: each larger than the one before"
+    prev=$n
+  done
+  settings_int BIGDIR_OPS 1 100000
+  settings_int BIGDIR_SECONDS 1 600
+}
+
+# bigdir_fill DIR N: make N empty files in DIR (names as Windows users make them: mixed case),
+# as DIR's owner, so that root follows no link in a folder the share's users can write.
+bigdir_fill() {
+  local dir=$1 n=$2 uid gid
+  uid=$(stat -c %u -- "$dir") gid=$(stat -c %g -- "$dir") || return 1
+  seq -f 'Report_%07g.Docx' 1 "$n" |
+    timeout 300 setpriv --reuid="$uid" --regid="$gid" --clear-groups env -C "$dir" xargs -r -n 5000 touch --
+}
+
+# bigdir_room N: 0 when SHARE_DIR's file system has room for N more files (inodes, and 64 MB
+# of space for the folder's entries); else prints why.
+bigdir_room() {
+  local inodes kb
+  read -r inodes kb < <(df -P --output=iavail,avail -- "$SHARE_DIR" 2>/dev/null | awk 'NR == 2 { print $1, $2 }') || return 0
+  if [[ $inodes =~ ^[0-9]+$ ]] && ((inodes > 0 && inodes < $1 * 2)); then
+    echo "SHARE_DIR's file system has $inodes free inodes; folders of $1 files need twice that"
+  elif [[ $kb =~ ^[0-9]+$ ]] && ((kb < 65536)); then
+    echo "SHARE_DIR's file system has $((kb / 1024)) MB free; the big folders need 64 MB"
+  else
+    return 0
+  fi
+}
+
+# bigdir_measure: each size's folder, made once a run (kept for the next repeat; bigdir_finish
+# removes them), then measured (raw/bigdir.SIZE.json); the files the helper created are removed
+# after each measurement, so that every repeat meets the same folder.
+bigdir_measure() {
+  local h top dir n why total=0
+  h=$(child_helper smb-bigdir) || return 1
+  for n in $BIGDIR_SIZES; do total=$((total + n)); done
+  [[ -n ${BIGDIR_FILLED:-} ]] || {
+    why=$(bigdir_room "$total") || {
+      run_why "$why"
+      return 2
+    }
+  }
+  top=$(child_share_dir bigdir)
+  for n in $BIGDIR_SIZES; do
+    dir=$top/$n
+    if [[ " ${BIGDIR_FILLED:-} " != *" $n "* ]]; then
+      rm -rf --one-file-system -- "$dir"
+      mkdir -- "$dir" && chown -h --reference="$top" -- "$dir" || return 1
+      log "      making a folder of $n files"
+      BIGDIR_FILLED+=" $n"
+      bigdir_fill "$dir" "$n" || {
+        run_why "could not make $n files in '$dir'"
+        bigdir_finish
+        return 1
+      }
+    fi
+    measure "bigdir.$n" $((BIGDIR_SECONDS * 4 + 60)) -- \
+      "$h" -A "$KIT_CREDENTIALS" -n "$BIGDIR_OPS" -t "$BIGDIR_SECONDS" "$KIT_UNC/bigdir/$n" || true
+    # find -P follows no link, not even a folder that was swapped for one
+    find "$dir" -maxdepth 1 -name 'Kit-New-*' -type f -delete 2>/dev/null || true
+  done
+}
+
+# bigdir_finish: the run is over (finished or stopped): remove the folders.
+bigdir_finish() {
+  [[ -n ${BIGDIR_FILLED:-} ]] || return 0
+  rm -rf --one-file-system -- "$SHARE_DIR/bigdir"
+  BIGDIR_FILLED=''
+}
