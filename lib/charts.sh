@@ -5,7 +5,7 @@
 #
 # RUN_DIR is results/<YYYYmmdd-HHMMSS>/. Reads metrics/*.json, raw/*.json (helper lines with
 # "hist" and "per_s", fio JSON files), raw/*_bw.N.log and raw/*_iops.N.log (fio per-second
-# logs) and settings.env; writes RUN_DIR/charts/*.svg and RUN_DIR/charts/index.json:
+# logs); writes RUN_DIR/charts/*.svg and RUN_DIR/charts/index.json:
 #   {"tool","seconds","why","charts":[{metric,kind,file,title}],"not_drawn":[{metric,kind,why}]}
 # ("file" relative to RUN_DIR; "why" is null, or why nothing was drawn). A missing input draws
 # no chart and leaves a not_drawn entry; without gnuplot index.json still says why.
@@ -132,7 +132,8 @@ charts_concurrency() {
     reps=$(grep -c '^$' "$work/reps.dat" || true)
     ((reps >= 2)) || reps=0
   fi
-  target=$(sed -n 's/^TARGET_LATENCY_P99_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
+  # the p99 a step must keep, as the verdict judged it (not today's settings)
+  target=$(jq -r '.details.p99_max_ms // empty | numbers' "$f" 2>/dev/null) || target=
   span=$(awk -F '\t' 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 } END { print (lo > 0 && hi / lo >= 8) ? 1 : 0 }' "$work/data.dat")
   y2max=$(awk -F '\t' -v t="${target:-0}" '$3 != "null" && $3 > m { m = $3 } END { m = (t > m ? t : m); if (m > 0) print m * 1.15 }' "$work/data.dat")
   y2max=$(awk -F '\t' -v m="${y2max:-0}" '$3 != "null" && $3 * 1.15 > m { m = $3 * 1.15 } END { if (m > 0) print m }' "$work/reps.dat")
@@ -299,7 +300,7 @@ charts_once() {
         "no fio job was measured both through Samba and on the local disk in this run"
       ;;
     startup)
-      target=$(sed -n 's/^TARGET_STARTUP_LOGIN_MAX_MS=\([0-9.]*\)$/\1/p' "$dir/settings.env" 2>/dev/null | tail -n 1)
+      target=$(jq -r '.target // empty | numbers' "$dir/metrics/startup.json" 2>/dev/null) || target=
       charts_bars "$dir" "$work" startup rounds '.details.rounds[] | select((.login_ms | type) == "number")
         | ["round \(.round)", .login_ms] | @tsv' \
         "startup: time to the first login, per round" "ms from the start of smbd to the first login${target:+ (target <= $target ms)}" \

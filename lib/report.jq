@@ -29,7 +29,7 @@ def key_label:
     "server_failed": "requests the server answered with an error", "reconnects": "reconnects of the share",
     "cifs_requests": "requests the kernel client sent on the share", "host_reconnects": "reconnects of every cifs mount of the host",
     "method": "method", "command": "command", "kept_up": "kept up", "clients": "clients",
-    "connected": "connected", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)",
+    "connected": "connected", "p50_ms": "p50 (ms)", "p99_ms": "p99 (ms)", "p99_max_ms": "p99 a step must keep (ms)",
     "per_client_iops": "IOPS per client (min-max)", "cpu_per_read_us": "smbd CPU per read (µs)", "median_ms": "median of the rounds (ms)",
     "round": "round", "attempts": "login attempts", "error": "error", "why": "why not",
     "streams": "streams", "iodepth": "requests in flight per job", "jobs": "jobs", "block": "block size",
@@ -51,8 +51,6 @@ def show($l):
   end;
 def show: show({});
 
-# Text safe inside a table cell.
-def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 
 # Markdown table from an array of objects (columns = keys of the first row, plus later ones);
 # $l: the metric's own labels.

@@ -260,6 +260,17 @@ charts/compare-memory.svg'
   assert_line --index 0 'Usage: lib/charts.sh RUN_DIR'
 }
 
+@test "charts: the target lines come from the metrics' own objects, not from settings.env" {
+  local dir="$BATS_TEST_TMPDIR/no settings"
+  mkdir -p "$dir"
+  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  rm "$dir/settings.env"
+  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  grep -q 'p99 target 10 ms' "$dir/charts/concurrency-curve.svg"
+  grep -q 'target &lt;= 500 ms' "$dir/charts/rounds-startup.svg"
+}
+
 @test "charts: the p99 target line is on the chart also when every p99 is far below it" {
   local dir="$BATS_TEST_TMPDIR/low p99"
   mkdir -p "$dir"
