@@ -12,7 +12,6 @@ def pct_ci: if . == null then "" else " [\(.[0] | pct | rtrimstr(" %")), \(.[1] 
 
 def pval: if . == null then "" elif . < 0.001 then "p<0.001" else "p=\(. | fixed(3))" end;
 
-def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 
 def figure:
   (if .failed > 0 then "; \(.failed) of \(.n + .failed) repeats measured nothing" else "" end) as $f

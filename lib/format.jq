@@ -11,6 +11,9 @@ def num:
   else (. * 1000 | round) / 1000 | tostring
   end;
 
+# cell: text safe inside a Markdown table cell (a | escaped, a newline a space).
+def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+
 # fixed($d): a number with exactly $d decimals (printf '%.Nf' without the shell).
 def fixed($d):
   if type != "number" then tostring
