@@ -78,7 +78,7 @@ main(int argc, char *argv[])
 	const char *source = NULL;
 	char msg[ERRLEN] = "", tname[4200];
 	char **cmd = NULL;
-	int ch, ok, status = -1, kinds = 0;
+	int ch, ok, status = -1;
 	double start;
 
 	memset(&t, 0, sizeof(t));
@@ -86,14 +86,13 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'g':
 		case 'p':
-			tgt_option(&t, ch, optarg);
-			kinds++;
+			tgt_option(&t, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
 		}
 	}
-	if (kinds != 1)
+	if (!t.kind)
 		usage(usage_text, 0);
 	if (optind < argc)
 		cmd = argv + optind;

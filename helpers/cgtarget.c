@@ -122,8 +122,10 @@ v1_cpuacct(const char *dir, char *out, size_t len)
 }
 
 void
-tgt_option(struct tgt *t, int ch, const char *arg)
+tgt_option(struct tgt *t, int ch, const char *arg, const char *usage_text)
 {
+	if (t->kind)
+		usage(usage_text, 0);	/* one target only: -g or -p, once */
 	if (ch == 'p') {
 		t->pid = (pid_t)opt_num('p', arg, 1, 1L << 30);
 		snprintf(t->name, sizeof(t->name), "%d", (int)t->pid);

@@ -16,8 +16,9 @@ struct tgt {
 	char	cg1[4096];	/* resolved cgroup v1 cpuacct directory, "" if none */
 	char	procs[4096];	/* a directory whose cgroup.procs (recursive) lists the members */
 };
-/* takes option -g or -p (ch) with its argument into t; errx(2) when it is bad */
-void	tgt_option(struct tgt *t, int ch, const char *arg);
+/* takes option -g or -p (ch) with its argument into t; errx(2) when it is bad, and the
+ * usage error of usage_text when t already has a target (one target only) */
+void	tgt_option(struct tgt *t, int ch, const char *arg, const char *usage_text);
 /* resolves -g/-p; -1 with msg when it cannot */
 int	tgt_resolve(struct tgt *t, char *msg, size_t len);
 /* the member pids (cgroup.procs recursively, or the tree of pid); malloc'd, count in *n */

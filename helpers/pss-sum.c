@@ -63,7 +63,7 @@ main(int argc, char *argv[])
 	long long pss = 0, rss = 0, maxrss = 0, p, r, procs = 0, denied = 0;
 	pid_t *pids = NULL;
 	size_t i, n = 0;
-	int ch, ok, kinds = 0, rc;
+	int ch, ok, rc;
 	double start = mono_s();
 
 	memset(&t, 0, sizeof(t));
@@ -71,14 +71,13 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'g':
 		case 'p':
-			tgt_option(&t, ch, optarg);
-			kinds++;
+			tgt_option(&t, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
 		}
 	}
-	if (kinds != 1 || optind != argc)
+	if (!t.kind || optind != argc)
 		usage(usage_text, 0);
 	signals_install();
 	line_guard("pss-sum");

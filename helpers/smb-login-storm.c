@@ -109,9 +109,7 @@ main(int argc, char *argv[])
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
 		case 'g':
 		case 'p':
-			if (cg.kind)
-				usage(usage_text, 0);
-			tgt_option(&cg, ch, optarg);
+			tgt_option(&cg, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;

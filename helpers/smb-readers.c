@@ -153,9 +153,7 @@ main(int argc, char *argv[])
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
 		case 'g':
 		case 'p':
-			if (cg.kind)
-				usage(usage_text, 0);
-			tgt_option(&cg, ch, optarg);
+			tgt_option(&cg, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);

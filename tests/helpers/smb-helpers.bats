@@ -315,6 +315,9 @@ while time.time() < end:
   # one target only
   run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -g a -p 1 "$UNC/data.0"
   assert_equal "$status" 2
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -p 1 -p 2 "$UNC"
+  assert_equal "$status" 2
+  [[ $stderr == "usage: smb-login-storm "* ]] || fail "$stderr"
 }
 
 # The count is of the smbd processes that hold the server end of smb-hold's own connections
