@@ -24,6 +24,10 @@ registry_load() {
     for f in describe estimate needs; do
       declare -F "${m}_$f" >/dev/null || die "metric '$m' defines no '${m}_$f' in 'lib/metrics/$m.sh'"
     done
+    case $(registry_repeat "$m") in
+      each | once | first) ;;
+      *) die "metric '$m' repeats '$(registry_repeat "$m")': choose from each once first" ;;
+    esac
     for need in $("${m}_needs"); do
       [[ " mount steady datafile cgcpu " == *" $need "* ]] ||
         die "metric '$m' needs '$need': choose from mount steady datafile cgcpu"
@@ -51,6 +55,12 @@ registry_finish() {
   while IFS= read -r m; do
     if declare -F "${m}_finish" >/dev/null; then "${m}_finish" || true; fi
   done < <(registry_metrics)
+}
+
+# registry_repeat METRIC: how METRIC repeats with REPEAT > 1: each (every round, the default),
+# once (whatever REPEAT says) or first (the first round only), from its optional NAME_repeat.
+registry_repeat() {
+  if declare -F "$1_repeat" >/dev/null; then "$1_repeat"; else echo each; fi
 }
 
 # registry_inputs METRIC: print the measurements whose raw files METRIC's verdict reads.

@@ -14,19 +14,16 @@
 # README "Repeats". KIT_REPEAT_ORDER=blocks (not a setting: for measuring that choice) runs the
 # repeats of one metric back to back.
 
-# repeat_once METRIC: true for the metrics that run once whatever REPEAT says: startup (its
-# STARTUP_ROUNDS rounds are its repeats, lib/metrics/startup.jq, and its figure is the slowest
-# round). memory runs in every round: PSS per held connection moves between runs too, and compare
-# needs its repeats.
+# repeat_once METRIC: true for the metrics that run once whatever REPEAT says (NAME_repeat
+# says 'once', lib/registry.sh).
 repeat_once() {
-  [[ $1 == startup ]]
+  [[ $(registry_repeat "$1") == once ]]
 }
 
-# repeat_first_only METRIC: true for the metrics measured in the first round only: localdisk
-# (the local disk's baseline, not a figure of Samba: its "Samba reaches N %" needs the fio
-# metrics of one round beside it, and repeating it cost 3 x 58 s of a 569 s default run here).
+# repeat_first_only METRIC: true for the metrics measured in the first round only (NAME_repeat
+# says 'first').
 repeat_first_only() {
-  [[ $1 == localdisk ]]
+  [[ $(registry_repeat "$1") == first ]]
 }
 
 # repeat_parse_opts ARG...: take '-r N' / '--repeat N' (before the metric names); set REPEAT

@@ -53,7 +53,7 @@ def verdict:
            why: (if judge($best; ">="; $t) == "PASS" then ""
                  elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
-           details: {steps: $rows, p99_max_ms: $max, notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
+           details: {steps: $rows, p99_max_ms: setting("TARGET_LATENCY_P99_MAX_MS"), notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
              + if any($rows[]; (.errors // 0) > 0) then ["Failed and timed-out reads count as errors; p50_ms and p99_ms are the successful reads', failed_p99_ms the p99 of the failed ones."] else [] end)},
            warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
              ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)

@@ -4,6 +4,11 @@
 # Samba reaches N % of it". Needs neither the mount nor smbd: it runs where the cifs metrics
 # SKIP. No target. Sourced; functions only. Verdict: lib/metrics/localdisk.jq.
 
+# the first round only: the local disk's baseline is not a figure of Samba; its "Samba reaches
+# N %" needs the fio metrics of one round beside it, and repeating it cost 3 x 58 s of a 569 s
+# default run here
+localdisk_repeat() { echo first; }
+
 # localdisk_jobs: the jobs to run: those of the data metrics in this run, all four when none is.
 localdisk_jobs() {
   local j

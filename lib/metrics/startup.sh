@@ -4,6 +4,9 @@
 
 startup_describe() { echo "$STARTUP_ROUNDS stop/start rounds of the test smbd"; }
 startup_needs() { :; }
+# once whatever REPEAT says: its STARTUP_ROUNDS rounds are its repeats (startup.jq), and its
+# figure is the slowest round
+startup_repeat() { echo once; }
 
 startup_estimate() {
   if [[ ${KIT_MOUNTED:-no} == yes ]]; then echo $((STARTUP_ROUNDS * 6)); else echo $((STARTUP_ROUNDS * 2)); fi

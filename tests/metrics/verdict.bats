@@ -337,6 +337,19 @@ with_profile() {
   KIT_ROOT=$root run registry_load
   assert_failure 1
   assert_output "error: metric 'odd' needs 'disk': choose from mount steady datafile cgcpu"
+  printf 'odd_needs() { :; }\nodd_repeat() { echo twice; }\n' >>"$root/lib/metrics/odd.sh"
+  KIT_ROOT=$root run registry_load
+  assert_failure 1
+  assert_output "error: metric 'odd' repeats 'twice': choose from each once first"
+  printf 'odd_repeat() { echo first; }\n' >>"$root/lib/metrics/odd.sh"
+  KIT_ROOT=$root run registry_load
+  assert_success
+  # shellcheck source=/dev/null
+  source "$root/lib/metrics/odd.sh"
+  run registry_repeat odd
+  assert_output first
+  run registry_repeat startup
+  assert_output once
   rm "$root/lib/metrics/odd.jq"
   KIT_ROOT=$root run registry_load
   assert_output "error: metric 'odd' has no verdict 'lib/metrics/odd.jq'"

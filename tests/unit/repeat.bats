@@ -10,6 +10,10 @@ setup() {
   source "$KIT_ROOT/lib/common.sh"
   # shellcheck source=lib/repeat.sh
   source "$KIT_ROOT/lib/repeat.sh"
+  # how each metric repeats is the metric's own (NAME_repeat)
+  # shellcheck source=lib/registry.sh
+  source "$KIT_ROOT/lib/registry.sh"
+  registry_load
   # shellcheck source=lib/sweep.sh
   source "$KIT_ROOT/lib/sweep.sh"
 }
