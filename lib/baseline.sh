@@ -51,9 +51,15 @@ baseline_files() {
 }
 
 # baseline_make_files COUNT DIR: create DIR/data.0 .. COUNT-1 of DATA_FILE_MB where missing or
-# short; 1 when one could not be made (it is removed).
+# short; 1 when one could not be made (it is removed) or there is no room for them
+# (BASELINE_ROOM says why, with the numbers).
 baseline_make_files() {
-  local n=$1 dir=$2 i f size
+  local n=$1 dir=$2 i f size need=0
+  for ((i = 0; i < n; i++)); do
+    size=$(stat -c %s "$dir/data.$i" 2>/dev/null) || size=0
+    ((size >= DATA_FILE_MB * 1048576)) || need=$((need + DATA_FILE_MB))
+  done
+  BASELINE_ROOM=$(common_room "$dir" "$need") || return 1
   for ((i = 0; i < n; i++)); do
     f=$dir/data.$i
     size=$(stat -c %s "$f" 2>/dev/null) || size=0
@@ -93,8 +99,9 @@ baseline_prepare() {
   BASELINE_FS=$(findmnt -no FSTYPE --target "$BASELINE_DIR" 2>/dev/null) ||
     BASELINE_FS=$(stat -f -c %T "$BASELINE_DIR" 2>/dev/null) || BASELINE_FS=''
   BASELINE_FS=${BASELINE_FS:-unknown}
+  BASELINE_ROOM=''
   if ! baseline_make_files "$(baseline_files "$1")" "$BASELINE_DIR"; then
-    BASELINE_WHY="could not create the ${DATA_FILE_MB} MB data files in '$BASELINE_DIR' (disk full?)"
+    BASELINE_WHY="could not create the ${DATA_FILE_MB} MB data files in '$BASELINE_DIR' (${BASELINE_ROOM:-disk full?})"
     return 1
   fi
 }

@@ -200,6 +200,22 @@ common_debug_init() {
   fi
 }
 
+# common_room PATH MB [FILES]: true when PATH's file system has room for MB more megabytes
+# (and FILES more files) with 64 MB to spare; else print why, with the numbers, and false. A
+# file system df cannot read counts as roomy (the write itself then fails).
+common_room() {
+  local path=$1 mb=$2 files=${3:-0} avail inodes
+  read -r avail inodes < <(df -k --output=avail,iavail -- "$path" 2>/dev/null | awk 'NR == 2 { print $1, $2 }') || return 0
+  if [[ $avail =~ ^[0-9]+$ ]] && ((avail / 1024 < mb + 64)); then
+    printf "the file system of '%s' has %d MB free; %d MB are needed, and 64 MB left to spare\n" "$path" $((avail / 1024)) "$mb"
+    return 1
+  fi
+  if [[ $inodes =~ ^[0-9]+$ ]] && ((inodes > 0 && inodes < files + 1000)); then
+    printf "the file system of '%s' has %d free inodes; %d files are needed, and 1000 left to spare\n" "$path" "$inodes" "$files"
+    return 1
+  fi
+}
+
 # common_source_libs ROOT NOUN...: source ROOT/lib/NOUN.sh for each noun.
 common_source_libs() {
   local root=$1 noun

@@ -33,8 +33,16 @@ fio_needs_file() {
 # fio_make_files COUNT: create data.0 .. data.COUNT-1 of DATA_FILE_MB through the mount (first
 # need); a file being written is removed when the run is stopped. 1 when one failed.
 fio_make_files() {
-  local i f
+  local i f need=0 why
   mkdir -p "$MOUNT_POINT/fio"
+  for ((i = 0; i < $1; i++)); do
+    if fio_needs_file "$i"; then need=$((need + DATA_FILE_MB)); fi
+  done
+  # the files land in SHARE_DIR, on the server's file system
+  why=$(common_room "$SHARE_DIR" "$need") || {
+    run_why "no room for the data files (DATA_FILE_MB=$DATA_FILE_MB): $why"
+    return 1
+  }
   for ((i = 0; i < $1; i++)); do
     fio_needs_file "$i" || continue
     f=$(fio_file "$i")
@@ -55,7 +63,7 @@ fio_make_files() {
 # fio_data_file: make sure fio/data.0 of DATA_FILE_MB exists on the share (through the mount
 # when there is one, else written into SHARE_DIR on the server); 1 with RUN_WHY on failure.
 fio_data_file() {
-  local f=$SHARE_DIR/fio/data.0 size
+  local f=$SHARE_DIR/fio/data.0 size why
   run_why "could not create the data file fio/data.0"
   if mount_options_now >/dev/null 2>&1; then
     fio_make_files 1
@@ -68,6 +76,10 @@ fio_data_file() {
   fi
   size=$(stat -c %s "$f" 2>/dev/null) || size=0
   ((size >= DATA_FILE_MB * 1048576)) && return 0
+  why=$(common_room "$SHARE_DIR" $((DATA_FILE_MB - size / 1048576))) || {
+    run_why "no room for the data file fio/data.0 (DATA_FILE_MB=$DATA_FILE_MB): $why"
+    return 1
+  }
   log "      creating fio/data.0 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
   child_partial "$f"
   child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.log" \

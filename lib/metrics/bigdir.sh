@@ -46,20 +46,6 @@ bigdir_fill() {
     timeout 300 setpriv --reuid="$uid" --regid="$gid" --clear-groups env -C "$dir" xargs -r -n 5000 touch --
 }
 
-# bigdir_room N: 0 when SHARE_DIR's file system has room for N more files (inodes, and 64 MB
-# of space for the folder's entries); else prints why.
-bigdir_room() {
-  local inodes kb
-  read -r inodes kb < <(df -P --output=iavail,avail -- "$SHARE_DIR" 2>/dev/null | awk 'NR == 2 { print $1, $2 }') || return 0
-  if [[ $inodes =~ ^[0-9]+$ ]] && ((inodes > 0 && inodes < $1 * 2)); then
-    echo "SHARE_DIR's file system has $inodes free inodes; folders of $1 files need twice that"
-  elif [[ $kb =~ ^[0-9]+$ ]] && ((kb < 65536)); then
-    echo "SHARE_DIR's file system has $((kb / 1024)) MB free; the big folders need 64 MB"
-  else
-    return 0
-  fi
-}
-
 # bigdir_measure: each size's folder, made once a run (kept for the next repeat; bigdir_finish
 # removes them), then measured (raw/bigdir.SIZE.json); the files the helper created are removed
 # after each measurement, so that every repeat meets the same folder.
@@ -68,7 +54,8 @@ bigdir_measure() {
   h=$(child_helper smb-bigdir) || return 1
   for n in $BIGDIR_SIZES; do total=$((total + n)); done
   [[ -n ${BIGDIR_FILLED:-} ]] || {
-    why=$(bigdir_room "$total") || {
+    # the folders of every size stay until the run ends; their entries take about 64 MB
+    why=$(common_room "$SHARE_DIR" 64 "$total") || {
       run_why "$why"
       return 2
     }

@@ -160,6 +160,7 @@ teardown() {
     fsfreeze -u "$FROZEN_MNT" 2>/dev/null || true
     umount "$FROZEN_MNT" 2>/dev/null || true
   fi
+  if [[ -n ${ROOM_MNT:-} ]]; then umount "$ROOM_MNT" 2>/dev/null || true; fi
 }
 
 @test "latency: a 0.35 s stall in a steady run shows in p99, counted from when each request was due" {
@@ -269,4 +270,29 @@ teardown() {
   run jq -r --arg fs "$fs" '[.status, .why, (.details.jobs[0] | .file_system == $fs and .direct_io == false),
     (.details.notes[0] | test("buffered, as smbd"))] | map(tostring) | join(" | ")' "$RUN_DIR/metrics/localdisk.json"
   assert_output --regexp '^PASS \| randread [0-9]+ IOPS \| true \| true$'
+}
+
+@test "room: a data file that does not fit is refused with the numbers before anything is written" {
+  kit_require_root
+  local small=$BATS_TEST_TMPDIR/small
+  mkdir -p "$small"
+  mount -t tmpfs -o size=80m,nr_inodes=2000 kit-room-test "$small" || skip "cannot mount a tmpfs"
+  ROOM_MNT=$small
+  SHARE_DIR=$small DATA_FILE_MB=100
+  # seqwrite through the stand-in mount: the files would land in SHARE_DIR
+  metric seqwrite || true
+  run jq -r '[.status, .why] | join(": ")' "$RUN_DIR/metrics/seqwrite.json"
+  assert_output --regexp "^FAIL: no room for the data files \(DATA_FILE_MB=100\): the file system of '$small' has [0-9]+ MB free; 200 MB are needed, and 64 MB left to spare$"
+  [[ ! -e $MOUNT_POINT/fio/data.0 ]] || fail "a data file was written"
+  # the server-side data file (no mount), and the local-disk baseline's files
+  mount_options_now() { return 1; }
+  run_why ''
+  fio_data_file || true
+  [[ $RUN_WHY == "no room for the data file fio/data.0 (DATA_FILE_MB=100): the file system of '$small' has "* ]] || fail "$RUN_WHY"
+  [[ ! -e $small/fio/data.0 ]] || fail "fio/data.0 was written"
+  run common_room "$small" 1 1500
+  assert_failure
+  assert_output --regexp "^the file system of '$small' has [0-9]+ free inodes; 1500 files are needed, and 1000 left to spare$"
+  run common_room "$small" 1 10
+  assert_success
 }
