@@ -46,6 +46,8 @@ struct run {
 	long		seconds;
 	long		kib;
 	struct slot	*slots;
+	char		*buf;	/* what each file holds: made once before the fork, read only, so
+				 * the workers share its pages (memory -s KiB, not -w times that) */
 };
 
 static const char usage_text[] =
@@ -57,7 +59,8 @@ static const char usage_text[] =
 CREDS_USAGE
 "  -d seconds      length of the create phase, s (default 10)\n"
 "  -h              print this help and exit\n"
-"  -s KiB          bytes written into each file, KiB (default 4)\n"
+"  -s KiB          bytes written into each file, KiB (default 4, at most 65536:\n"
+"                  one buffer, shared by the workers)\n"
 "  -w workers      worker processes (default 8)\n"
 "  target_folder   //host[:port]/share[/folder]; the folder must exist\n"
 TARGET_USAGE
@@ -177,7 +180,8 @@ worker(struct pool *p, int i, void *arg)
 	struct run *r = arg;
 	struct slot *s = &r->slots[i];
 	SMBCCTX *ctx;
-	char dirurl[4096], url[4096], *buf = NULL, msg[ERRLEN];
+	char dirurl[4096], url[4096], msg[ERRLEN];
+	const char *buf = r->buf;
 	size_t len = (size_t)r->kib * 1024;
 	int64_t t0, t1, deadline, hard;
 	uint64_t n, fails = 0;
@@ -198,12 +202,10 @@ worker(struct pool *p, int i, void *arg)
 		s->folder = 1;
 	else
 		meas_note(&s->cm, "mkdir", errno);
-	if ((buf = malloc(len ? len : 1)) != NULL)
-		memset(buf, 'x', len);
 	pool_ready(p);
 	go = pool_wait_go(p) == 0;
 	hard = (*p->go_ns ? *p->go_ns : mono_ns()) + (2 * r->seconds + 15) * 1000000000LL;
-	if (go && s->folder && buf != NULL) {
+	if (go && s->folder) {
 		deadline = *p->go_ns + (int64_t)r->seconds * 1000000000;
 		while (!g_stop && (t0 = mono_ns()) < deadline) {
 			file_url(r, i, s->made, url, sizeof(url));
@@ -217,7 +219,6 @@ worker(struct pool *p, int i, void *arg)
 			}
 		}
 	}
-	free(buf);
 
 	/* delete everything, whatever signals come now, until the hard deadline */
 	signals_stop_set(&block);
@@ -300,7 +301,7 @@ main(int argc, char *argv[])
 		case 'A': cfile = optarg; break;
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
 		case 'h': usage(usage_text, 1); break;
-		case 's': r.kib = opt_num('s', optarg, 0, 1024 * 1024); break;
+		case 's': r.kib = opt_num('s', optarg, 0, 65536); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
 		default: usage(usage_text, 0);
 		}
@@ -319,6 +320,9 @@ main(int argc, char *argv[])
 	line_guard("smb-files");
 	client_home_setup();
 
+	if ((r.buf = malloc(r.kib ? (size_t)r.kib * 1024 : 1)) == NULL)
+		fatal("cannot allocate the %ld KiB of a file", r.kib);
+	memset(r.buf, 'x', (size_t)r.kib * 1024);
 	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
 	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
 	creds_wipe(&r.c);
@@ -375,6 +379,7 @@ main(int argc, char *argv[])
 	jw_end(&w);
 	pool_free(&p);
 	shm_free(r.slots, (size_t)workers * sizeof(struct slot));
+	free(r.buf);
 	stdout_close();
 	return ok ? 0 : 1;
 }

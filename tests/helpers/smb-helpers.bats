@@ -263,6 +263,23 @@ while time.time() < end:
   jq_e '.ok == false and (.error | test("could not be listed")) and .missing.ops == 0 and .create.ops == 0' <<<"$output"
 }
 
+@test "smb-files: the workers share one buffer of -s KiB, not one each (memory does not grow with -w)" {
+  local pid pss i
+  mkdir -m 1777 "$SMBD_SHARE/mem"
+  "$H/smb-files" -A "$SMBD_CREDS" -w 8 -d 2 -s 8192 "$UNC/mem" >"$BATS_TEST_TMPDIR/mem.json" 2>/dev/null &
+  pid=$!
+  for ((i = 0; i < 50; i++)); do
+    [[ $(pgrep -c -P "$pid") -ge 8 ]] && break
+    sleep 0.1
+  done
+  sleep 1
+  pss=$("$H/pss-sum" -p "$pid" | jq '.pss_kb')
+  wait "$pid" || true
+  echo "# smb-files -w 8 -s 8192: PSS of the helper and its workers $pss KiB (8 buffers would be 65536 KiB)" >&3
+  ((pss < 40000)) || fail "the workers hold $pss KiB: a buffer each"
+  jq_e '.ok == true and .create.ops > 0' "$BATS_TEST_TMPDIR/mem.json"
+}
+
 @test "smb-files also removes files it did not count from its folders" {
   local out=$BATS_TEST_TMPDIR/files.json d
   mkdir -m 1777 "$SMBD_SHARE/files2"
