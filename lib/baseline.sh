@@ -59,7 +59,7 @@ baseline_make_files() {
     size=$(stat -c %s "$dir/data.$i" 2>/dev/null) || size=0
     ((size >= DATA_FILE_MB * 1048576)) || need=$((need + DATA_FILE_MB))
   done
-  BASELINE_ROOM=$(common_room "$dir" "$need") || return 1
+  BASELINE_ROOM=$(common_room "$dir" $((need + 64))) || return 1
   for ((i = 0; i < n; i++)); do
     f=$dir/data.$i
     size=$(stat -c %s "$f" 2>/dev/null) || size=0

@@ -63,11 +63,14 @@ charts_series_split() {
 }
 
 # charts_gp_vars NAME=VALUE...: print gnuplot assignments; values are strings unless they
-# look like numbers (NaN for an empty value).
+# look like numbers (NaN for an empty value). A value may come from a run folder (anyone's): a
+# line break or other control character would end the assignment and start a gnuplot command
+# ('system ...'), so each becomes a space, and a ' is doubled inside the quotes.
 charts_gp_vars() {
   local kv k v
   for kv in "$@"; do
     k=${kv%%=*} v=${kv#*=}
+    v=${v//[[:cntrl:]]/ }
     if [[ -z $v ]]; then
       printf '%s = NaN\n' "$k"
     elif [[ $v =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then
@@ -443,6 +446,12 @@ charts_compare() {
 }
 
 main() {
+  case ${1:-} in
+    -h | --help) ;;
+    --compare) [[ -z ${2:-} ]] || common_run_folder "$2" || exit 1 ;;
+    -*) ;;
+    *) common_run_folder "$1" || exit 1 ;;
+  esac
   case ${1:-} in
     -h | --help)
       sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"

@@ -100,16 +100,33 @@ common_timeout() {
   timeout --foreground -k 2 "$secs" "$@"
 }
 
-# common_check_space DIR NEED_MB: die unless the file system of DIR (or of its nearest existing
-# folder above) has NEED_MB MB free, naming the folder and the shortfall.
-common_check_space() {
-  local dir=$1 need=$2 avail
+# common_room DIR NEED_MB [FILES]: true when the file system of DIR (or of its nearest existing
+# folder above) has NEED_MB MB (and FILES inodes, when it counts them) free; else print why,
+# naming the folder and the shortfall, and false.
+common_room() {
+  local dir=$1 need=$2 files=${3:-0} avail inodes
   while [[ ! -d $dir && $dir == /* && $dir != / ]]; do dir=${dir%/*} && dir=${dir:-/}; done
-  avail=$(common_timeout 10 df -Pk -- "$dir" | awk 'NR == 2 { print int($4 / 1024) }') ||
-    die "cannot read the free space of '$dir'"
-  [[ $avail =~ ^[0-9]+$ ]] || die "cannot read the free space of '$dir'"
-  ((avail >= need)) ||
-    die "not enough free space in '$dir': need $need MB, $avail MB free (short by $((need - avail)) MB)"
+  read -r avail inodes < <(common_timeout 10 df -k --output=avail,iavail -- "$dir" 2>/dev/null |
+    awk 'NR == 2 { print int($1 / 1024), $2 }') || true
+  if ! [[ $avail =~ ^[0-9]+$ ]]; then
+    echo "cannot read the free space of '$dir'"
+    return 1
+  fi
+  if ((avail < need)); then
+    echo "not enough free space in '$dir': need $need MB, $avail MB free (short by $((need - avail)) MB)"
+    return 1
+  fi
+  # a file system without inode counts (btrfs) says 0
+  if [[ $inodes =~ ^[0-9]+$ ]] && ((inodes > 0 && inodes < files)); then
+    echo "not enough free inodes in '$dir': need $files, $inodes free (short by $((files - inodes)))"
+    return 1
+  fi
+}
+
+# common_check_space DIR NEED_MB: die unless common_room says DIR has room for NEED_MB MB.
+common_check_space() {
+  local why
+  why=$(common_room "$1" "$2") || die "$why"
 }
 
 # common_secret_begin: stop the KIT_DEBUG trace while a secret is handled (the trace would
@@ -176,6 +193,23 @@ common_readable() {
   return 1
 }
 
+# common_run_folder DIR: 0 when DIR is a folder with no symbolic link anywhere in it (DIR itself
+# may be one: the user chose that path), else 1 with "error: ..." naming the link. A run folder is data from anyone (mailed, on a shared
+# disk): the kit follows no link in it, neither to read (a root-only file would end up in a
+# readable report) nor to write (charts/ or a report file pointing elsewhere).
+common_run_folder() {
+  local link
+  [[ -d $1 ]] || {
+    error "'$1' is not a folder"
+    return 1
+  }
+  link=$(find -P "$1/" -type l -print -quit 2>/dev/null)
+  if [[ -n $link ]]; then
+    error "'$link' is a symbolic link: a run folder is data, and the kit follows no link in it"
+    return 1
+  fi
+}
+
 # common_have CMD: true when CMD is on PATH.
 common_have() {
   command -v "$1" >/dev/null 2>&1
@@ -197,22 +231,6 @@ common_debug_init() {
   if [[ ${KIT_DEBUG:-0} == 1 ]]; then
     export PS4='+ ${BASH_SOURCE[0]##*/}:${LINENO}:${FUNCNAME[0]:-main}: '
     set -x
-  fi
-}
-
-# common_room PATH MB [FILES]: true when PATH's file system has room for MB more megabytes
-# (and FILES more files) with 64 MB to spare; else print why, with the numbers, and false. A
-# file system df cannot read counts as roomy (the write itself then fails).
-common_room() {
-  local path=$1 mb=$2 files=${3:-0} avail inodes
-  read -r avail inodes < <(df -k --output=avail,iavail -- "$path" 2>/dev/null | awk 'NR == 2 { print $1, $2 }') || return 0
-  if [[ $avail =~ ^[0-9]+$ ]] && ((avail / 1024 < mb + 64)); then
-    printf "the file system of '%s' has %d MB free; %d MB are needed, and 64 MB left to spare\n" "$path" $((avail / 1024)) "$mb"
-    return 1
-  fi
-  if [[ $inodes =~ ^[0-9]+$ ]] && ((inodes > 0 && inodes < files + 1000)); then
-    printf "the file system of '%s' has %d free inodes; %d files are needed, and 1000 left to spare\n" "$path" "$inodes" "$files"
-    return 1
   fi
 }
 

@@ -145,6 +145,7 @@ compare_check_run() {
   local dir=$1 f why
   [[ -e $dir ]] || compare_bad "'$dir' does not exist"
   [[ -d $dir ]] || compare_bad "'$dir' is not a run folder (not a directory)"
+  common_run_folder "$dir" || exit 2
   if [[ -e $dir/INCOMPLETE ]]; then
     why=$(head -n 1 "$dir/INCOMPLETE" 2>/dev/null | tr -d '\r')
     compare_bad "'$dir' is an incomplete run${why:+: $why}"
@@ -174,10 +175,13 @@ compare_run_json() {
     "$dir"/metrics/*.json
 }
 
-# compare_out_dir RUN_A: print a new folder compare-<YYYYmmdd-HHMMSS>[-N] beside RUN_A.
+# compare_out_dir RUN_A: print a new folder compare-<YYYYmmdd-HHMMSS>[-N] beside RUN_A; only
+# in a folder of the user's own (beside a colleague's run it asks for -o).
 compare_out_dir() {
   local parent base try i
   parent=$(dirname -- "${1%/}")
+  [[ -O $parent && ! -L $parent ]] ||
+    compare_bad "the folder of '$1' is not yours: give the comparison a folder of your own with -o DIR"
   base=$parent/compare-$(date +%Y%m%d-%H%M%S)
   for ((i = 1; i <= 50; i++)); do
     try=$base

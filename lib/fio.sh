@@ -39,8 +39,8 @@ fio_make_files() {
     if fio_needs_file "$i"; then need=$((need + DATA_FILE_MB)); fi
   done
   # the files land in SHARE_DIR, on the server's file system
-  why=$(common_room "$SHARE_DIR" "$need") || {
-    run_why "no room for the data files (DATA_FILE_MB=$DATA_FILE_MB): $why"
+  why=$(common_room "$SHARE_DIR" $((need + 64))) || {
+    run_why "no room for the data files (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
     return 1
   }
   for ((i = 0; i < $1; i++)); do
@@ -76,8 +76,8 @@ fio_data_file() {
   fi
   size=$(stat -c %s "$f" 2>/dev/null) || size=0
   ((size >= DATA_FILE_MB * 1048576)) && return 0
-  why=$(common_room "$SHARE_DIR" $((DATA_FILE_MB - size / 1048576))) || {
-    run_why "no room for the data file fio/data.0 (DATA_FILE_MB=$DATA_FILE_MB): $why"
+  why=$(common_room "$SHARE_DIR" $((DATA_FILE_MB - size / 1048576 + 64))) || {
+    run_why "no room for the data file fio/data.0 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
     return 1
   }
   log "      creating fio/data.0 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"

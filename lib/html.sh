@@ -127,6 +127,7 @@ html_page() {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'">
 <title>$title</title>
 <style>
 body { margin: 0; color: #1a1a1a; background: #fff; font: 16px/1.5 system-ui, "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
@@ -164,6 +165,7 @@ EOF
 # html_write DIR NAME: write DIR/NAME.html from DIR/NAME.md and DIR/charts/; 1 on failure.
 html_write() {
   local dir=$1 name=$2 renderer title tmp
+  common_run_folder "$dir" || return 1
   [[ -f $dir/$name.md ]] || {
     error "no report '$dir/$name.md'"
     return 1

@@ -40,6 +40,7 @@ report_write() {
     error "no run folder '$dir'"
     return 1
   }
+  common_run_folder "$dir" || return 1
   [[ -f $dir/system.json ]] || {
     error "no system record '$dir/system.json'"
     return 1

@@ -54,8 +54,9 @@ bigdir_measure() {
   h=$(child_helper smb-bigdir) || return 1
   for n in $BIGDIR_SIZES; do total=$((total + n)); done
   [[ -n ${BIGDIR_FILLED:-} ]] || {
-    # the folders of every size stay until the run ends; their entries take about 64 MB
-    why=$(common_room "$SHARE_DIR" 64 "$total") || {
+    # the folders of every size stay until the run ends; their entries take about 64 MB (with
+    # as much to spare), their files an inode each (and 1000 to spare)
+    why=$(common_room "$SHARE_DIR" 128 $((total + 1000))) || {
       run_why "$why"
       return 2
     }

@@ -282,17 +282,17 @@ teardown() {
   # seqwrite through the stand-in mount: the files would land in SHARE_DIR
   metric seqwrite || true
   run jq -r '[.status, .why] | join(": ")' "$RUN_DIR/metrics/seqwrite.json"
-  assert_output --regexp "^FAIL: no room for the data files \(DATA_FILE_MB=100\): the file system of '$small' has [0-9]+ MB free; 200 MB are needed, and 64 MB left to spare$"
+  assert_output --regexp "^FAIL: no room for the data files \(DATA_FILE_MB=100, and 64 MB to spare\): not enough free space in '$small': need 264 MB, [0-9]+ MB free \(short by [0-9]+ MB\)$"
   [[ ! -e $MOUNT_POINT/fio/data.0 ]] || fail "a data file was written"
   # the server-side data file (no mount), and the local-disk baseline's files
   mount_options_now() { return 1; }
   run_why ''
   fio_data_file || true
-  [[ $RUN_WHY == "no room for the data file fio/data.0 (DATA_FILE_MB=100): the file system of '$small' has "* ]] || fail "$RUN_WHY"
+  [[ $RUN_WHY == "no room for the data file fio/data.0 (DATA_FILE_MB=100, and 64 MB to spare): not enough free space in '$small': need 164 MB, "* ]] || fail "$RUN_WHY"
   [[ ! -e $small/fio/data.0 ]] || fail "fio/data.0 was written"
-  run common_room "$small" 1 1500
+  run common_room "$small" 1 2500
   assert_failure
-  assert_output --regexp "^the file system of '$small' has [0-9]+ free inodes; 1500 files are needed, and 1000 left to spare$"
+  assert_output --regexp "^not enough free inodes in '$small': need 2500, [0-9]+ free \(short by [0-9]+\)$"
   run common_room "$small" 1 10
   assert_success
 }
