@@ -98,6 +98,7 @@ measure_command() {
 main() {
   common_colour_init
   common_debug_init
+  common_test_hooks
   case ${1:-} in
     -h | --help)
       usage

@@ -65,6 +65,20 @@ common_version() {
   printf 'samba-perf-test %s\n' "$(common_kit_version "$1")"
 }
 
+# common_test_hooks: the variables that let a test point the kit at a fake system (DEPS_ROOT,
+# FIO_DROP_CACHES_FILE) steer what root writes, deletes and runs: an entry script drops them,
+# with a warning, unless KIT_TEST_HOOKS=1 says a test set them on purpose.
+common_test_hooks() {
+  local v
+  [[ ${KIT_TEST_HOOKS:-} == 1 ]] && return 0
+  for v in DEPS_ROOT FIO_DROP_CACHES_FILE; do
+    if [[ -v $v ]]; then
+      warn "ignoring $v='${!v}': a test hook (KIT_TEST_HOOKS=1 is not set)"
+      unset "$v"
+    fi
+  done
+}
+
 # common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes
 # no arguments; -h/--help prints SCRIPT's usage and exits 0, --version the kit's version
 # (KIT_ROOT), anything else is a usage error.
@@ -73,6 +87,7 @@ common_init_no_args() {
   shift
   common_colour_init
   common_debug_init
+  common_test_hooks
   case ${1:-} in
     -h | --help)
       common_usage "$script"

@@ -77,3 +77,15 @@ bare_kit() {
   assert_equal "${#lines[@]}" 1
   assert_output --regexp "/lib/common\.sh:[0-9]+:  printf '%serror:%s %s.n'"
 }
+
+@test "entry: test hooks (DEPS_ROOT, FIO_DROP_CACHES_FILE) are dropped with a warning unless KIT_TEST_HOOKS=1" {
+  local s
+  for s in test-samba.sh start-samba.sh stop-samba.sh; do
+    run env DEPS_ROOT=/tmp/fake-root FIO_DROP_CACHES_FILE=/tmp/fake-drop "$KIT_ROOT/$s" --version
+    assert_success
+    assert_line "warning: ignoring DEPS_ROOT='/tmp/fake-root': a test hook (KIT_TEST_HOOKS=1 is not set)"
+    assert_line "warning: ignoring FIO_DROP_CACHES_FILE='/tmp/fake-drop': a test hook (KIT_TEST_HOOKS=1 is not set)"
+    run env KIT_TEST_HOOKS=1 DEPS_ROOT=/tmp/fake-root "$KIT_ROOT/$s" --version
+    refute_output --partial 'ignoring'
+  done
+}
