@@ -20,7 +20,7 @@
 # data, test account, nftables table and SELinux rules. results/ is kept.
 #
 # 'report RUN_DIR' rebuilds RUN_DIR/results.json, report.md, charts/ and report.html from the
-# folder alone; '--advice-md' prints the advice of lib/advice.json as README.md carries it,
+# folder alone; '--advice-md' prints the advice of lib/advice.json as docs/metrics.md carries it,
 # and '--sync-docs FILE' rewrites those blocks in FILE.
 #
 # '--version' prints the kit's version (VERSION, and git describe in a git checkout).

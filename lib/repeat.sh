@@ -11,7 +11,7 @@
 #
 # Order: interleaved (repeat 1 of every metric, then repeat 2, ...), so a slow minute of a shared
 # machine spreads over every metric's repeats instead of moving one metric's whole sample; see
-# README "Repeats". KIT_REPEAT_ORDER=blocks (not a setting: for measuring that choice) runs the
+# docs/compare.md "Repeats". KIT_REPEAT_ORDER=blocks (not a setting: for measuring that choice) runs the
 # repeats of one metric back to back.
 
 # repeat_once METRIC: true for the metrics that run once whatever REPEAT says (NAME_repeat

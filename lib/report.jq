@@ -150,7 +150,7 @@ def verdict_md($c):
      details_md,
      ((.details.notes // [])[] | "", .),
      (if .details.server or .details.cpu then
-        "", "**Server view** (time inside smbd, not on the wire; see the README's metric chapter)", "",
+        "", "**Server view** (time inside smbd, not on the wire; see docs/metrics.md)", "",
         (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),
         (.details.count_check | sv_check_md | "", .)
       else empty end),

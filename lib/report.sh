@@ -1,5 +1,5 @@
 # lib/report.sh: a run folder's results.json (everything merged) and report.md (lib/report.jq),
-# from the folder alone; the advice of lib/advice.json as Markdown for README.md.
+# from the folder alone; the advice of lib/advice.json as Markdown for docs/metrics.md.
 # Sourced; functions only. Entry: 'test-samba.sh report'. settings.env is read as data, by
 # lib/compare.sh's compare_settings_json (the one parser of it).
 

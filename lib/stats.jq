@@ -8,9 +8,9 @@
 # spreads, and gives a confidence interval for the difference (ministat's and hyperfine's
 # way); on the logarithms the difference is a ratio, so the change and its interval are in %
 # and a spread that grows with the figure (rates, times) is handled. Its price: it assumes the
-# repeats' logarithms are roughly normal; the kit measures a disturbed repeat again (README
+# repeats' logarithms are roughly normal; the kit measures a disturbed repeat again (docs/compare.md,
 # "Repeats"), and the false-alarm rate is checked on simulated and real identical runs
-# (tests/compare/aa.bats, README "Statistics").
+# (tests/compare/aa.bats, docs/statistics.md).
 # The t distribution: P(|T| > t) = I_x(df/2, 1/2) with x = df / (df + t^2), the regularized
 # incomplete beta function by its continued fraction (Numerical Recipes, 6.4, modified Lentz);
 # checked against published t tables in tests/compare/stats.bats.

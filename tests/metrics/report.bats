@@ -107,14 +107,14 @@ copy_fixture() {
   assert_output --partial "no run folder"
 }
 
-@test "report: every metric has advice, and README.md carries it word for word" {
+@test "report: every metric has advice, and docs/metrics.md carries it word for word" {
   local rows
   rows=$(sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d' | jq -Rn '[inputs]')
   run jq -e --argjson rows "$rows" '(keys == ($rows | sort))
     and ([.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all)' "$KIT_ROOT/lib/advice.json"
   assert_success
   expected=$(gen --advice-md)
-  actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/README.md")
+  actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/docs/metrics.md")
   assert_equal "$actual" "$expected"
 }
 

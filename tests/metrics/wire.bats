@@ -59,7 +59,7 @@ section() {
       and ([.commands[].share] | add | . > 0.999 and . < 1.001)' "$R"
     assert_success
     run section "$m"
-    assert_line '**Server view** (time inside smbd, not on the wire; see the README'"'"'s metric chapter)'
+    assert_line '**Server view** (time inside smbd, not on the wire; see docs/metrics.md)'
     assert_line "| command | calls | mean server time | share of the server's time | MB in | MB out |"
     assert_line --regexp '^\| SessionSetup \| [0-9]+ \| [0-9.]+ (µs|ms) \| [0-9.<]+ ?[0-9.]* % \| [0-9.]+ \| [0-9.]+ \|$'
   done

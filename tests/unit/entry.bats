@@ -89,3 +89,26 @@ bare_kit() {
     refute_output --partial 'ignoring'
   done
 }
+
+@test "docs: README is a front door (at most 15 KB) and every relative link in it and in docs/ resolves" {
+  local f link target anchor missing=''
+  (($(wc -c <"$KIT_ROOT/README.md") <= 15360)) || fail "README.md is $(wc -c <"$KIT_ROOT/README.md") bytes"
+  for f in "$KIT_ROOT/README.md" "$KIT_ROOT"/docs/*.md "$KIT_ROOT/helpers/README.md"; do
+    # shellcheck disable=SC2016 # the backquotes of inline code, not an expansion
+    while IFS= read -r link; do
+      target=${link%%#*} anchor=''
+      [[ $link == *'#'* ]] && anchor=${link#*#}
+      if [[ -z $target ]]; then target=$f; else target=$(dirname "$f")/$target; fi
+      [[ -e $target ]] || {
+        missing+=" ${f#"$KIT_ROOT"/}:$link"
+        continue
+      }
+      # an anchor must be a heading of the target, as GitHub spells it
+      if [[ -n $anchor ]] && ! sed -n 's/^#\{1,6\} //p' "$target" | tr '[:upper:]' '[:lower:]' |
+        sed 's/[^a-z0-9 _-]//g; s/ /-/g' | grep -qx -- "$anchor"; then
+        missing+=" ${f#"$KIT_ROOT"/}:$link"
+      fi
+    done < <(sed 's/`[^`]*`//g' "$f" | grep -o '](\([^)]*\))' | sed 's/^](//; s/)$//' | grep -v '^[a-z]*:' | sort -u)
+  done
+  [[ -z $missing ]] || fail "links that do not resolve:$missing"
+}
