@@ -446,11 +446,13 @@ charts_compare() {
 }
 
 main() {
+  # a folder that is there must hold no link (a run folder is anyone's data); one that is not
+  # gets the reader's own message
   case ${1:-} in
-    -h | --help) ;;
-    --compare) [[ -z ${2:-} ]] || common_run_folder "$2" || exit 1 ;;
+    '' | -h | --help) ;;
+    --compare) [[ ! -d ${2:-} ]] || common_run_folder "$2" || exit 1 ;;
     -*) ;;
-    *) common_run_folder "$1" || exit 1 ;;
+    *) [[ ! -d $1 ]] || common_run_folder "$1" || exit 1 ;;
   esac
   case ${1:-} in
     -h | --help)

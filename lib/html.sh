@@ -78,6 +78,23 @@ html_md_with_charts() {
       }' - "$md"
 }
 
+# html_heading_ids: give each h2 of the rendered HTML (stdin), the report's sections, the id
+# GitHub gives it in the Markdown (report.jq's slug: its text lower case, without tags and
+# punctuation but - and _, spaces as -; a repeated one gets -1, -2, ...), so the links of the
+# report's results table work in report.html too.
+html_heading_ids() {
+  awk '
+    /^<h2>.*<\/h2>$/ {
+      t = $0; sub(/^<h2>/, "", t); sub(/<\/h2>$/, "", t)
+      gsub(/<[^>]*>/, "", t); gsub(/&amp;/, "\\&", t); gsub(/&lt;/, "<", t); gsub(/&gt;/, ">", t)
+      gsub(/&quot;/, "\"", t); gsub(/&#39;/, "\x27", t)
+      t = tolower(t); gsub(/[^a-z0-9 _-]/, "", t); gsub(/ /, "-", t)
+      if (t in seen) t = t "-" seen[t]++; else seen[t] = 1
+      sub(/^<h2/, "& id=\"" t "\"")
+    }
+    { print }'
+}
+
 # html_inline_svgs DIR: on stdin the rendered HTML; replace each <img> of charts/NAME.svg with
 # the picture itself (a figure with inline SVG, its ids made unique per chart), or with a line
 # when the file is missing; any other <img> is dropped (the page fetches nothing).
@@ -182,7 +199,7 @@ html_write() {
       -e 's#^<td><strong>FAIL</strong></td>#<td class="fail"><strong>FAIL</strong></td>#' \
       -e 's#^<td>measured</td>#<td class="measured">measured</td>#' \
       -e 's#^<td>\(SKIP\|INCOMPLETE\|unsure\)</td>#<td class="skip">\1</td>#' |
-    html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
+    html_heading_ids | html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
     rm -f "$tmp"
     error "cannot write '$dir/$name.html'"
     return 1

@@ -65,13 +65,32 @@ def table: table({});
 
 # The detail block of one metric: every detail but the ones shown elsewhere (notes, the server
 # view, the chart a verdict declares) and the labels the metric gives its keys (details.labels).
+# The figures that moved between repeats (details.figures, every number of the details) stay in
+# results.json: the report says how many and where.
 def details_md:
-  (.details // {}) | (.labels // {}) as $l | to_entries[]
-  | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels") | not)
-  | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
-      "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)), ""
-    else "- \($l[.key] // (.key | key_label)): \(.value | show($l))"
-    end;
+  .metric as $m
+  | (.details // {}) | (.labels // {}) as $l
+  | (to_entries[]
+     | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)
+     | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
+         "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)), ""
+       else "- \($l[.key] // (.key | key_label)): \(.value | show($l))"
+       end),
+    (.figures // [] | if length > 0 then
+       "- \(length) further figure\(if length > 1 then "s" else "" end) moved between the repeats (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
+     else empty end);
+
+# slug: a heading's anchor as GitHub spells it (lower case, no punctuation but - and _,
+# spaces as -); lib/html.sh gives report.html's headings the same ids.
+def slug: ascii_downcase | gsub("[^a-z0-9 _-]"; "") | gsub(" "; "-");
+
+# worst: of the metric objects (input), the FAIL furthest from its target (by how far the
+# value misses it, relative to the target), else the first FAIL; null when none failed.
+def worst:
+  [.[] | select(.status == "FAIL")] as $f
+  | ([$f[] | select((.value | type) == "number" and (.target | type) == "number" and .target != 0)
+      | {m: ., miss: (if .target_op == ">=" then (.target - .value) / .target else (.value - .target) / .target end)}]
+     | max_by(.miss) | .m) // $f[0];
 
 def verdict_md($c):
   (if .status == "FAIL" then "**FAIL**" else verdict_word end)
@@ -92,6 +111,30 @@ def verdict_md($c):
         | if ($miss | length) > 0 then "; not measured: " + ($miss | join(", ")) else "" end)
      + ".", ""
    else empty end),
+  # the first screen answers: the overall verdict and the worst finding, the table, the three
+  # warnings that matter most, the contents; the run's facts after them
+  ($ms | status_counts) as $counts
+  | ($ms | worst) as $w
+  | "**Verdict: \(if $counts.FAIL > 0 then "FAIL" else "PASS" end)**: \($counts | counts_text)\(if $r.incomplete then " (incomplete run)" else "" end)."
+    + (if $w then " Worst: \($w.metric), \($w | result_text) (target \($w | target_text))\(if ($w.why // "") != "" then ": \($w.why)" else "" end)." else "" end),
+  "",
+  charts_none_md($r.charts),
+  "",
+  "## Results",
+  "",
+  "| Metric | Result | Target | Verdict | Why |",
+  "|---|---|---|---|---|",
+  ($ms[] | "| [\(.metric)](#\((($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  "",
+  ([($s.warnings // [])[] | "system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "\($m): \(.)"]
+   | if length > 0 then
+       "**Warnings** (\(if length > 3 then "the first 3 of \(length); each metric's section has its own" else "each also in its metric's section" end)):", "",
+       (.[:3][] | "- \(.)"), ""
+     else empty end),
+  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
+  "",
+  "## The run",
+  "",
   "| | |",
   "|---|---|",
   "| When | \($run.started_at // "?") to \($run.finished_at // "?") (\($run.wall_s // null | show) s) |",
@@ -119,20 +162,8 @@ def verdict_md($c):
       | map(select(.[1] | test("\\S")) | "\(.[0]) \(.[1] | gsub("\n"; "; "))") | if length == 0 then "none (SAMBA_GLOBAL_PARAMS, SAMBA_SHARE_PARAMS)" else join("; ") end | cell) |",
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
   "",
-  charts_none_md($r.charts),
   "",
-  "## Results",
-  "",
-  "| Metric | Result | Target | Verdict | Why |",
-  "|---|---|---|---|---|",
-  ($ms[] | "| \(.metric) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
-  "",
-  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
-  "",
-  ($ms | status_counts | counts_text) + (if $r.incomplete then " (incomplete run)" else "" end) + ".",
-  "",
-  ([($s.warnings // [])[] | "- system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "- \($m): \(.)"]
-   | if length > 0 then "## Warnings: measurements to doubt", "", .[], "" else empty end),
+  (if ($s.warnings // []) | length > 0 then "System warnings:", "", (($s.warnings // [])[] | "- \(.)"), "" else empty end),
   ($ms[]
    | . as $x
    | ($adv[$x.metric] // {}) as $a

@@ -36,10 +36,10 @@ copy_fixture() {
     and (.raw | index("login.json"))' "$dir/results.json"
   assert_success
   run cat "$dir/report.md"
-  assert_line '| login | 413 logins/s | ≥ 100 logins/s and p95 ≤ 20 ms | PASS |  |'
-  assert_line '| memory | 0.61 MB | ≤ 1 MB | PASS |  |'
+  assert_line '| [login](#login-rate-login) | 413 logins/s | ≥ 100 logins/s and p95 ≤ 20 ms | PASS |  |'
+  assert_line '| [memory](#memory-per-connection-memory) | 0.61 MB | ≤ 1 MB | PASS |  |'
   assert_line '| Settings changed from the defaults | DURATION=2 (default: 10) |'
-  assert_line '4 PASS, 0 FAIL, 0 SKIP.'
+  assert_line '**Verdict: PASS**: 4 PASS, 0 FAIL, 0 SKIP.'
   assert_line '| 4 | 4 | 0 | 20000 | 1.2 | yes |'
   assert_line --partial 'concurrency: 4 clients shared 2 CPUs with smbd'
   refute_output --partial 'INCOMPLETE'
@@ -53,7 +53,7 @@ copy_fixture() {
   run jq -e '.verdict == "FAIL" and .counts.FAIL == 2' "$dir/results.json"
   assert_success
   run cat "$dir/report.md"
-  assert_line '| concurrency | 16 clients | ≥ 64 clients | **FAIL** | 13 of 64 clients could not connect: fork() failed in log.smbd |'
+  assert_line '| [concurrency](#concurrency-concurrency) | 16 clients | ≥ 64 clients | **FAIL** | 13 of 64 clients could not connect: fork() failed in log.smbd |'
   assert_line '### Likely causes'
   assert_line '### What to change'
   # the advice is the one in lib/advice.json, word for word
@@ -70,7 +70,7 @@ copy_fixture() {
   run jq -e '.verdict == "PASS" and .counts.SKIP == 2 and .metrics.seqwrite.value == null' "$dir/results.json"
   assert_success
   run cat "$dir/report.md"
-  assert_line '| seqwrite | — | ≥ 200 MB/s | SKIP | kernel has no cifs support |'
+  assert_line '| [seqwrite](#sequential-write-seqwrite) | — | ≥ 200 MB/s | SKIP | kernel has no cifs support |'
   assert_line '**SKIP**: kernel has no cifs support.'
   refute_output --partial 'Likely causes'
 }
@@ -84,7 +84,7 @@ copy_fixture() {
   run cat "$dir/report.md"
   assert_line --partial "> **INCOMPLETE**: interrupted by the user (Ctrl-C) during 'metadata'"
   assert_line --partial 'not measured: metadata, concurrency.'
-  assert_line '1 PASS, 0 FAIL, 0 SKIP (incomplete run).'
+  assert_line '**Verdict: PASS**: 1 PASS, 0 FAIL, 0 SKIP (incomplete run).'
 }
 
 @test "report: a broken metric file is skipped with a warning, not fatal" {
@@ -125,8 +125,11 @@ copy_fixture() {
   mv "$dir/system.new" "$dir/system.json"
   run gen "$dir"
   assert_success
-  run sed -n '/^## Warnings/,/^## /p' "$dir/report.md"
+  # the first of the three warnings under the results table, and the run's own list
+  run sed -n '/^\*\*Warnings\*\*/,/^Units/p' "$dir/report.md"
   assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
+  run sed -n '/^System warnings:/,/^- /p' "$dir/report.md"
+  assert_line --index 1 '- ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
 }
 
 @test "report: the local-disk baseline (no target) is 'measured', not counted as a PASS" {
@@ -138,8 +141,8 @@ copy_fixture() {
   run jq -e '.verdict == "PASS" and .counts == {PASS: 4, FAIL: 0, SKIP: 0, measured: 1}' "$dir/results.json"
   assert_success
   run cat "$dir/report.md"
-  assert_line '4 PASS, 0 FAIL, 0 SKIP, 1 measured without a target.'
-  assert_line '| localdisk | 4 local jobs | — | measured |  |'
+  assert_line '**Verdict: PASS**: 4 PASS, 0 FAIL, 0 SKIP, 1 measured without a target.'
+  assert_line '| [localdisk](#local-disk-baseline-localdisk) | 4 local jobs | — | measured |  |'
   run jq -L "$KIT_ROOT/lib" -r 'include "format"; progress_line' "$dir/metrics/localdisk.json"
   assert_output --regexp $'^measured\t4 local jobs'
 }
@@ -149,9 +152,9 @@ copy_fixture() {
   jq -c '.metric = "zzextra" | .value = 7' "$dir/metrics/login.json" >"$dir/metrics/aaextra.json"
   run gen "$dir"
   assert_success
-  run sed -n '/^| Metric /,/^$/{/^| [a-z]/p}' "$dir/report.md"
-  assert_line --index 0 --partial '| login |'
-  assert_line --index 4 --partial '| zzextra | 7 logins/s |'
+  run sed -n '/^| Metric /,/^$/{/^| [[a-z]/p}' "$dir/report.md"
+  assert_line --index 0 --partial '| [login](#login-rate-login) |'
+  assert_line --index 4 --partial '| [zzextra](#zzextra-zzextra) | 7 logins/s |'
   run jq -e '.counts.PASS == 5' "$dir/results.json"
   assert_success
 }

@@ -29,13 +29,14 @@ browser_console_errors() {
   grep -E 'CONSOLE' "$1" | grep -Ei 'error|uncaught|failed|refused' || true
 }
 
-# browser_probe FILE WIDTH HEIGHT: the DOM of a copy of FILE with a probe script added, after
+# browser_probe FILE WIDTH HEIGHT: the DOM of a copy of FILE with a probe script added (and the
+# page's Content-Security-Policy, which forbids every script, taken out of the copy), after
 # load: a <pre id="probe"> whose lines are 'viewport W page-width PW', 'resources N' (what
 # the page fetched) and per inline chart 'svg W H plot W H' (its box on screen and the
 # bounding box of what its first plot drew).
 browser_probe() {
   local copy=${1%.html}.probe.html
-  sed 's#</body>#<script>\
+  sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#</body>#<script>\
 window.addEventListener("load", function () {\
   var out = ["viewport " + innerWidth + " page-width " + document.documentElement.scrollWidth,\
     "resources " + performance.getEntriesByType("resource").length];\

@@ -66,11 +66,11 @@ probe_lines() {
 }
 
 @test "html: the charts sit in their metric's section, and a chart not drawn says why" {
-  run awk '/<h2>/ { h = $0 } /<figure class="chart">/ { getline; getline; print h }' "$RUN/report.html"
+  run awk '/<h2[ >]/ { h = $0 } /<figure class="chart">/ { getline; getline; print h }' "$RUN/report.html"
   assert_line --index 0 --partial '<code>startup</code>'
   assert_line --partial '<code>login</code>'
   assert_line --partial '<code>localdisk</code>'
-  run sed -n '/<code>latency<\/code>)<\/h2>/,/<h2>/p' "$RUN/report.html"
+  run sed -n '/<code>latency<\/code>)<\/h2>/,/<h2[ >]/p' "$RUN/report.html"
   assert_output --partial '<p>Charts not drawn: rate over time (no per-second data).</p>'
   assert_output --partial 'aria-label="latency: latency distribution"'
 }
@@ -159,7 +159,7 @@ probe_lines() {
   grep -q '<p>charts: not drawn (gnuplot not installed).</p>' "$dir/report.html"
   run grep -c '<svg ' "$dir/report.html"
   assert_output 0
-  grep -q '<td>login</td>' "$dir/report.html"
+  grep -q '<td><a href="#login-rate-login">login</a></td>' "$dir/report.html"
   rm "$bin/cmark-gfm" "$dir/report.html"
   PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_failure 1
@@ -195,4 +195,22 @@ probe_lines() {
   run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
   assert_output 6
   diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
+}
+
+@test "html: the results table's links reach their sections, and the page's policy stops a script planted in it" {
+  local a copy="$BATS_TEST_TMPDIR/planted.html"
+  run grep -o 'href="#[^"]*"' "$RUN/report.html"
+  ((${#lines[@]} >= 8)) || fail "only ${#lines[@]} section links"
+  for a in "${lines[@]}"; do
+    a=${a#href=\"#} a=${a%\"}
+    grep -q "<h2 id=\"$a\">" "$RUN/report.html" || fail "no section '$a' for its link"
+  done
+  run grep -o ' id="[^"]*"' "$RUN/report.html"
+  assert_equal "$(printf '%s\n' "${lines[@]}" | sort | uniq -d)" ""
+  # a script someone added to the page does not run: it would have added <pre id="planted">
+  sed 's#</body>#<script>var p = document.createElement("pre"); p.id = "planted"; document.body.appendChild(p);</script></body>#' \
+    "$RUN/report.html" >"$copy"
+  run browser_run --virtual-time-budget=3000 --dump-dom "file://$copy"
+  [[ $output == *'</body>'* ]] || fail "no DOM from Chromium"
+  [[ $output != *'id="planted"'* ]] || fail "the planted script ran"
 }
