@@ -21,7 +21,8 @@
 #include "smbctx.h"
 #include "target.h"
 
-#define TIMEOUT_MS	5000	/* every SMB request */
+#define TIMEOUT_MS	5000	/* every SMB request but a listing's */
+#define LIST_TIMEOUT_MS	30000	/* a listing's: one QUERY_DIRECTORY answer of a big folder is slow */
 #define NAMES_MAX	10000	/* names kept from the first listing for the other-case lookups */
 
 static const char usage_text[] =
@@ -53,7 +54,8 @@ TARGET_USAGE
 "listing's time); othercase found and not_found. opens is the CREATE requests\n"
 "the client sent: one per listing and per operation, and the one libsmbclient\n"
 "sends on connecting (the share's file-system attributes): smbd's Create count.\n"
-"Every SMB request times out after 5 s.\n"
+"Every SMB request times out after 5 s, a listing's after 30 s (one answer of\n"
+"a big folder's listing is slow to make).\n"
 "Prints exactly one JSON line on stdout (keys: docs/CONTRACTS.md section 3),\n"
 "diagnostics on stderr. Exit: 0 ok, 1 failed (the line says why), 2 usage.\n";
 
@@ -186,6 +188,7 @@ phase_run(struct run *r, struct phase *p, long n, const char *dirurl)
 	int rc;
 
 	hist_init(&p->lat);
+	smbc_setTimeout(r->ctx, dirurl ? LIST_TIMEOUT_MS : TIMEOUT_MS);
 	for (k = 0; k < n && !g_stop && mono_ns() < deadline; k++) {
 		t0 = mono_ns();
 		rc = dirurl ? list_once(r, dirurl) : op_once(r, p, k, url, sizeof(url));

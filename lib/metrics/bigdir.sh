@@ -75,7 +75,8 @@ bigdir_measure() {
         return 1
       }
     fi
-    measure "bigdir.$n" $((BIGDIR_SECONDS * 4 + 60)) -- \
+    # four phases of BIGDIR_SECONDS, a listing's request may take 30 s, and the set-up
+    measure "bigdir.$n" $((BIGDIR_SECONDS * 4 + 120)) -- \
       "$h" -A "$KIT_CREDENTIALS" -n "$BIGDIR_OPS" -t "$BIGDIR_SECONDS" "$KIT_UNC/bigdir/$n" || true
     # find -P follows no link, not even a folder that was swapped for one
     find "$dir" -maxdepth 1 -name 'Kit-New-*' -type f -delete 2>/dev/null || true

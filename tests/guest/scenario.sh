@@ -23,6 +23,7 @@ SCEN_FAILED=0
 export DURATION=${DURATION:-2} DATA_FILE_MB=${DATA_FILE_MB:-64}
 export CONCURRENCY_LEVELS=${CONCURRENCY_LEVELS:-"1 4"} MEMORY_CONNECTIONS=${MEMORY_CONNECTIONS:-20}
 export STARTUP_ROUNDS=${STARTUP_ROUNDS:-1} WORKERS=${WORKERS:-2} REPEAT=${REPEAT:-1}
+export BIGDIR_SIZES=${BIGDIR_SIZES:-"100 3000"} BIGDIR_OPS=${BIGDIR_OPS:-10}
 export RESULTS_DIR=${RESULTS_DIR:-/root/samba-perf-test-results}
 export NO_COLOR=1
 
@@ -107,8 +108,8 @@ main() {
     echo "pid1: $(cat /proc/1/comm)"
     echo "system: $(systemctl is-system-running 2>&1)"
     echo "cifs: $(grep -cw cifs /proc/filesystems) (before start)"
-    printf 'settings: DURATION=%s DATA_FILE_MB=%s CONCURRENCY_LEVELS=%s MEMORY_CONNECTIONS=%s STARTUP_ROUNDS=%s WORKERS=%s REPEAT=%s\n' \
-      "$DURATION" "$DATA_FILE_MB" "$CONCURRENCY_LEVELS" "$MEMORY_CONNECTIONS" "$STARTUP_ROUNDS" "$WORKERS" "$REPEAT"
+    printf 'settings: DURATION=%s DATA_FILE_MB=%s CONCURRENCY_LEVELS=%s MEMORY_CONNECTIONS=%s STARTUP_ROUNDS=%s WORKERS=%s REPEAT=%s BIGDIR_SIZES=%s BIGDIR_OPS=%s\n' \
+      "$DURATION" "$DATA_FILE_MB" "$CONCURRENCY_LEVELS" "$MEMORY_CONNECTIONS" "$STARTUP_ROUNDS" "$WORKERS" "$REPEAT" "$BIGDIR_SIZES" "$BIGDIR_OPS"
   } >"$OUT/evidence/guest.txt"
   scen_evidence before
 
