@@ -4,12 +4,13 @@
 #   make lint       shellcheck, shfmt and a -Werror build of the helpers
 #   make test       the bats tests only; TESTS=tests/server narrows them
 #   make bench      the helpers' CPU benchmark (prints ratios; not a test)
+#   make man        write man/*.1 from the scripts' -h (a test checks they are current)
 #   make install    install the helpers into $(DESTDIR)$(PREFIX)/bin
 #   make clean      remove build products
 PREFIX ?= /usr/local
 BATS ?= bats
 TESTS ?= tests
-SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run tests/stubs/* bench/*.sh .ci/run)
+SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run tests/stubs/* bench/*.sh man/*.sh .ci/run)
 BASH_FILES = $(wildcard tests/test_helper/*.bash tests/*/*.bash)
 BATS_FILES = $(wildcard tests/*/*.bats)
 
@@ -33,10 +34,13 @@ test: helpers
 bench: helpers
 	bench/helpers-bench.sh
 
+man:
+	man/make.sh
+
 install: helpers
 	$(MAKE) -C helpers install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
 	$(MAKE) -C helpers clean
 
-.PHONY: all helpers check lint test bench install clean
+.PHONY: all helpers check lint test bench man install clean

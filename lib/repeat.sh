@@ -84,7 +84,7 @@ repeat_plan() {
 # repeat_run: measure RUN_METRICS with REPEAT repeats into RUN_DIR (results_prepare made it),
 # then combine the rows and move the raw files.
 repeat_run() {
-  local m k i=0 n
+  local m k i=0 n last=
   local -a plan
   local -A steady=()
   REPEAT_BASE=$RUN_DIR REPEAT_EXTRA=0
@@ -102,7 +102,9 @@ repeat_run() {
     mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
     # the steady fio run is made once per repeat for the metrics that judge it
     FIO_STEADY_DONE=${steady[$k]:-0}
-    log "      (repeat $k of $REPEAT)"
+    # a header where a round begins (interleaved: once a round), not a line before each step
+    if [[ $k != "${last:-}" ]]; then log "${C_BOLD}── repeat $k of $REPEAT ──${C_OFF}"; fi
+    last=$k
     repeat_measure "$m" "$k" "$i" "$n"
     steady[$k]=${FIO_STEADY_DONE:-0}
   done

@@ -112,3 +112,23 @@ bare_kit() {
   done
   [[ -z $missing ]] || fail "links that do not resolve:$missing"
 }
+
+@test "man: the three scripts' pages are made from their -h and are current, and render without a warning" {
+  run "$KIT_ROOT/man/make.sh" --check
+  assert_success
+  kit_require_cmd groff
+  local s
+  for s in start-samba.sh stop-samba.sh test-samba.sh; do
+    run groff -man -Tutf8 -ww -z "$KIT_ROOT/man/$s.1"
+    assert_success
+    assert_output ''
+    grep -q "^$s \\\\- " "$KIT_ROOT/man/$s.1" || fail "man/$s.1 has no NAME line"
+  done
+  # a page that no longer says what -h says is found
+  mkdir "$BATS_TEST_TMPDIR/kit"
+  (cd "$KIT_ROOT" && cp -R start-samba.sh stop-samba.sh test-samba.sh VERSION settings.conf lib man "$BATS_TEST_TMPDIR/kit/")
+  sed -i 's/^\.SH NAME$/.SH NAME\nstale/' "$BATS_TEST_TMPDIR/kit/man/stop-samba.sh.1"
+  run "$BATS_TEST_TMPDIR/kit/man/make.sh" --check
+  assert_failure 1
+  assert_output "error: man/stop-samba.sh.1 differs from 'stop-samba.sh -h': run man/make.sh"
+}
