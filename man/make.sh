@@ -3,7 +3,8 @@
 # Summary: write the three scripts' manual pages (man/NAME.1) from their -h text
 #
 # The pages are made from the same text -h prints, so they cannot say something else: NAME is
-# the 'Summary:' line, SYNOPSIS the 'Usage:' lines, DESCRIPTION the rest, as written. With
+# the 'Summary:' line, SYNOPSIS the 'Usage:' lines, DESCRIPTION the rest, as written, but for
+# test-samba.sh's list of metrics (METRICS names where it comes from). With
 # --check nothing is written: exit 1 naming a page that differs from what -h says now.
 #
 # Exit status: 0 written (or, with --check, all current), 1 a page differs or a script failed,
@@ -36,14 +37,19 @@ page() {
     /^Usage: / { syn[++ns] = substr($0, 8); part = "syn"; next }
     part == "syn" && /^       / { syn[++ns] = substr($0, 8); next }
     /^Summary: / { summary = substr($0, 10); part = "desc"; next }
+    # the metrics come from lib/metrics/list: the page names the place, not the list, so that
+    # a new metric changes nothing here
+    /^Metrics \(/ { part = "metrics"; next }
     part == "desc" { desc[++nd] = $0 }
     END {
       printf ".SH NAME\n%s \\- %s\n.SH SYNOPSIS\n.nf\n", name, esc(summary)
       for (i = 1; i <= ns; i++) print esc(syn[i])
       print ".fi\n.SH DESCRIPTION\n.nf"
       start = 1; while (start <= nd && desc[start] == "") start++
+      while (nd >= start && desc[nd] == "") nd--
       for (i = start; i <= nd; i++) print esc(desc[i])
       print ".fi"
+      if (part == "metrics") print ".SH METRICS\nThe metrics, in run order, are those of lib/metrics/list; \\fB" name " -h\\fR lists them."
     }' <<<"$help"
 }
 
