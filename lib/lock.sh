@@ -89,6 +89,24 @@ lock_stop_reason() {
   printf "interrupted: '%s' (pid %s) stopped the run\n" "$what" "$pid"
 }
 
+# lock_take_sweep: the sweep's own lock, beside the kit's (a sweep runs start-samba.sh and
+# test runs as children, each taking the kit's lock in turn, so it cannot hold that one while
+# they run): LOCK_DIR/SERVICE_NAME.sweep.lock, held until the sweep exits (fd LOCK_SWEEP_FD);
+# another sweep of this kit is refused at once, naming its pid.
+lock_take_sweep() {
+  local file holder
+  [[ -d $LOCK_DIR ]] || common_timeout 10 mkdir -m 0755 -p -- "$LOCK_DIR" || die "cannot create '$LOCK_DIR'"
+  state_path_safe "$LOCK_DIR" "the kit's lock folder"
+  file=$LOCK_DIR/$SERVICE_NAME.sweep.lock
+  [[ ! -L $file && ! -L $file.holder ]] || die "'$file' is a symlink: refusing to use it"
+  exec {LOCK_SWEEP_FD}>>"$file" || die "cannot open '$file'"
+  if ! flock -n "$LOCK_SWEEP_FD"; then
+    read -r holder _ <"$file.holder" 2>/dev/null || holder=unknown
+    die "another sweep (pid $holder) is running on this test server: wait for it to finish"
+  fi
+  printf '%s sweep\n' "$$" >"$file.holder"
+}
+
 # lock_release: let go of the lock (the end of the script does it too).
 lock_release() {
   if [[ -n ${LOCK_FD:-} ]]; then

@@ -58,16 +58,26 @@ run_service_start() {
 
 # run_one METRIC INDEX COUNT: progress line, measure METRIC (unless it cannot run here), judge it.
 run_one() {
-  local m=$1 est t0=$SECONDS skip='' error='' rc=0
+  local m=$1 est t0=$SECONDS skip='' error='' rc=0 quiet=0 unmet=0
   RUN_CURRENT=$m
   est=$(registry_estimate "$m")
-  if ((est == 0)); then
+  # a metric the host cannot run says so once, not once a repeat (RUN_SKIP_SAID: run_metrics
+  # makes it; a caller of run_one alone gets one here)
+  [[ $(declare -p RUN_SKIP_SAID 2>/dev/null) == "declare -A"* ]] || declare -gA RUN_SKIP_SAID=()
+  if skip=$(registry_unmet "$m"); then
+    unmet=1
+    [[ -z ${RUN_SKIP_SAID[$m]:-} ]] || quiet=1
+    RUN_SKIP_SAID[$m]=1
+  fi
+  if ((quiet)); then
+    :
+  elif ((est == 0)); then
     log "${C_BOLD}[$2/$3] $m${C_OFF}: $("${m}_describe")"
   else
     log "${C_BOLD}[$2/$3] $m${C_OFF}: $("${m}_describe") (about $est s; run ends in about $(run_left) s)"
   fi
   RUN_WHY=''
-  if skip=$(registry_unmet "$m"); then
+  if ((unmet)); then
     :
   elif ! registry_prepare "$m"; then
     error=${RUN_WHY:-"could not prepare what '$m' needs (see the messages above)"}
@@ -79,7 +89,11 @@ run_one() {
       *) error=${RUN_WHY:-"the measurement could not be done (see the messages above and raw/$m*)"} ;;
     esac
   fi
-  results_verdict "$m" "$skip" "$error" $((SECONDS - t0)) || true
+  if ((quiet)); then
+    results_verdict "$m" "$skip" "$error" $((SECONDS - t0)) 2>/dev/null || true
+  else
+    results_verdict "$m" "$skip" "$error" $((SECONDS - t0)) || true
+  fi
   RUN_LEFT=$((RUN_LEFT - est))
   ((RUN_LEFT >= 0)) || RUN_LEFT=0
   if ((est > 0)); then
@@ -130,6 +144,7 @@ run_metrics() {
   # shellcheck disable=SC2034 # RUN_STARTED_AT and RUN_CPUS are read by lib/system.sh and lib/results.sh
   RUN_T0=$SECONDS RUN_STARTED_AT=$(date -u +%FT%TZ) RUN_CURRENT='' RUN_CPUS=$(nproc)
   RUN_EST_DONE=0 RUN_TOOK_DONE=0
+  declare -gA RUN_SKIP_SAID=()
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)

@@ -151,7 +151,7 @@ sweep_child() {
   local rc=0
   # without the sweep's lock: a test server started by the child must not hold it
   (
-    if [[ -n ${SWEEP_LOCK_FD:-} ]]; then exec {SWEEP_LOCK_FD}>&-; fi
+    if [[ -n ${LOCK_SWEEP_FD:-} ]]; then exec {LOCK_SWEEP_FD}>&-; fi
     if [[ -n ${SWEEP_ERR_FD:-} ]]; then exec {SWEEP_OUT_FD}>&- {SWEEP_ERR_FD}>&-; fi
     exec "$@"
   ) &
@@ -303,10 +303,7 @@ sweep_main() {
   common_require_root
   state_load 2>/dev/null || die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
   service_is_running || die "the test server is not running: run ./start-samba.sh first"
-  if common_have flock; then
-    exec {SWEEP_LOCK_FD}>>"$STATE_DIR/sweep.lock"
-    flock -n "$SWEEP_LOCK_FD" || die "another sweep is running on this test server: wait for it to finish"
-  fi
+  lock_take_sweep
   mkdir -p "$RESULTS_DIR"
   SWEEP_DIR=$RESULTS_DIR/sweep-$(date +%Y%m%d-%H%M%S)
   while [[ -e $SWEEP_DIR ]]; do

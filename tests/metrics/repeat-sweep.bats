@@ -159,6 +159,31 @@ PY
   assert_output --partial "setting 'REPEAT' has bad value 'x'"
 }
 
+@test "sweep: a second sweep of the same kit is refused at once, naming the first (lib/lock.sh)" {
+  kit_require_root
+  local f=/run/samba-perf-test/$PK_SERVICE.sweep.lock holder before
+  before=$(find "$T_ROOT/results" -maxdepth 1 -name 'sweep-*' | wc -l)
+  # a first sweep, as far as the lock can tell: its lock held, its pid beside it
+  (
+    exec 9>>"$f"
+    flock 9
+    echo "4242 sweep" >"$f.holder"
+    sleep 30
+  ) &
+  holder=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [[ -s $f.holder ]] && break
+    sleep 0.2
+  done
+  run timeout 20 "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' login
+  kill "$holder" 2>/dev/null || true
+  wait "$holder" 2>/dev/null || true
+  rm -f "$f.holder"
+  assert_failure 1
+  assert_output --partial "another sweep (pid 4242) is running on this test server: wait for it to finish"
+  assert_equal "$(find "$T_ROOT/results" -maxdepth 1 -name 'sweep-*' | wc -l)" "$before"
+}
+
 @test "sweep: a bad variant is refused naming it, before anything changes" {
   kit_require_root
   local before pid

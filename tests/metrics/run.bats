@@ -252,6 +252,21 @@ last_run() {
   grep -q "during 'bigdir'" "$(last_run)/report.md" || fail "no partial report naming bigdir"
 }
 
+@test "run: with repeats, a metric the host cannot run says SKIP once; a round begins with its header" {
+  kit_require_root
+  local skip_metric
+  # without kernel cifs seqread SKIPs; with it, memory stands in for a metric that runs
+  run env REPEAT=2 DURATION=1 "$KIT_ROOT/test-samba.sh" seqread memory
+  [[ $status -le 1 ]] || fail "$output"
+  assert_equal "$(grep -c '^── repeat [12] of 2 ──$' <<<"$output")" 2
+  assert_equal "$(grep -c '\] memory:' <<<"$output")" 2
+  skip_metric=$(jq -r '.metrics.seqread.status' "$(last_run)/results.json")
+  if [[ $skip_metric == SKIP ]]; then
+    assert_equal "$(grep -c '\] seqread:' <<<"$output")" 1
+    assert_equal "$(grep -c 'seqread: SKIP' <<<"$output")" 1
+  fi
+}
+
 @test "settings: a bad BIGDIR_SIZES is refused in one line naming the key, by the metric's own check" {
   kit_require_root
   local before
