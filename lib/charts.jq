@@ -10,7 +10,8 @@ def charts_kind_label:
 # The image links of one metric, and one line naming its charts that were not drawn and why.
 def charts_md($index; $metric):
   ($index // {}) as $i
-  | ([$i.charts[]? | select(.metric == $metric)] | .[] | "", "![\(.title)](\(.file))"),
+  # one paragraph of pictures (side by side where the page is wide enough)
+  | ([$i.charts[]? | select(.metric == $metric)] | if length > 0 then "", (.[] | "![\(.title)](\(.file))") else empty end),
     ([$i.not_drawn[]? | select(.metric == $metric) | "\(.kind | charts_kind_label) (\(.why))"]
      | if length > 0 then "", "Charts not drawn: \(join("; "))." else empty end);
 

@@ -72,7 +72,10 @@ def details_md:
   | (.details // {}) | (.labels // {}) as $l
   | (to_entries[]
      | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)
-     | if (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
+     | if .key == "repeats" and (.value | type) == "array" then
+         # one line: each repeat's figure and verdict, the why of a failed one
+         "- repeats: \(.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"
+       elif (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
          "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)), ""
        else "- \($l[.key] // (.key | key_label)): \(.value | show($l))"
        end),
@@ -169,17 +172,18 @@ def verdict_md($c):
    | ($adv[$x.metric] // {}) as $a
    | "## \($a.title // $x.metric) (`\($x.metric)`)",
      "",
-     ($a.what // empty), "",
+     # a SKIP says why and nothing more (what the metric is: docs/metrics.md)
      (if $x.status == "SKIP" then "**SKIP**: \($x.why // "not measured")."
-      else "**\($x.status)**: \(result_text) (target \(target_text))"
+      else ($a.what // empty), "",
+        "**\($x.status)**: \(result_text) (target \(target_text))"
         + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
+        + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end)
       end),
-     (if ($x.elapsed_s // 0) > 0 then "", "Measured in \($x.elapsed_s) s." else empty end),
      ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
       | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
      "",
      details_md,
-     ((.details.notes // [])[] | "", .),
+     ((.details.notes // []) | if length > 0 then "", (.[] | "- \(.)") else empty end),
      (if .details.server or .details.cpu then
         "", "**Server view** (time inside smbd, not on the wire; see docs/metrics.md)", "",
         (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),

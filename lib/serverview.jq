@@ -151,6 +151,10 @@ def serverview($metric; $view; $of):
     end;
 def serverview($metric): serverview($metric; null; null);
 
+# sv_top: the commands the report's server view lists one by one, most server time first; the
+# others share one row (results.json has each).
+def sv_top: 6;
+
 # sv_server_md: details.server -> the report's "Server view" lines (a string).
 # sv_mb: bytes as decimal MB for the table ("12.3", "0.004", "–" when not counted).
 def sv_mb: if . == null then "–" else . / 1e6 | num end;
@@ -163,7 +167,9 @@ def sv_server_md:
     ((if .of then ["Of \(.of):", ""] else [] end) + [
       "| command | calls | mean server time | share of the server's time | MB in | MB out |",
       "|---|---:|---:|---:|---:|---:|",
-      (.commands[] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) | \(.bytes_in | sv_mb) | \(.bytes_out | sv_mb) |"),
+      (.commands[:sv_top][] | "| \(.command) | \(.calls) | \(.mean_us | profile_us) | \(.share | profile_pct) | \(.bytes_in | sv_mb) | \(.bytes_out | sv_mb) |"),
+      (.commands[sv_top:] | if length == 0 then empty else
+         "| \(length) other\(if length > 1 then "s" else "" end): \(map(.command) | join(", ")) | \(map(.calls) | add) | | \(if any(.[]; .share == null) then null else (map(.share) | add) end | profile_pct) | \(map(.bytes_in // 0) | add | sv_mb) | \(map(.bytes_out // 0) | add | sv_mb) |" end),
       "",
       "connects: \(.connects), disconnects: \(.disconnects)\(
         if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)\(

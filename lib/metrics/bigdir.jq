@@ -25,7 +25,7 @@ def bigdir_server($ev):
 
 def verdict:
   row({unit: "×", target: setting("TARGET_BIGDIR_GROWTH_MAX"), target_op: "<=",
-       target_text: "a missing-name lookup in the largest folder at most \(setting("TARGET_BIGDIR_GROWTH_MAX"))× its time in the smallest"};
+       target_text: "≤ \(setting("TARGET_BIGDIR_GROWTH_MAX"))× (a missing-name lookup, largest folder against smallest)"};
     . as $raw | setting("TARGET_BIGDIR_GROWTH_MAX") as $t
     | [$ENV.BIGDIR_SIZES // "" | splits("[[:space:]]+") | tonumber? | {n: ., line: $raw["bigdir.\(.).json"]}] as $sizes
     | ([$sizes[] | select((.line | type) != "object" or (.line.helper | not)) | .n]) as $none
