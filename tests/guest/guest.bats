@@ -252,6 +252,7 @@ EOF
   assert_line 'concurrency curve'
   assert_line 'localdisk baseline'
   assert_line 'startup rounds'
+  assert_line 'bigdir growth'
   for m in seqwrite seqread randread randwrite; do assert_line "$m server"; done
   n=0
   while read -r f; do

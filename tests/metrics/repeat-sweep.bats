@@ -118,7 +118,7 @@ PY
       and (.status == "PASS" or .status == "FAIL")' "$dir/metrics/$m.json"
     [[ $status -eq 0 ]] || fail "$m: $(cat "$dir/metrics/$m.json")"
     # the report shows median (range min–max, n=2)
-    run grep -E "^\| $m \| [0-9.]+ [^|]*\(range [0-9.]+–[0-9.]+, n=2\)" "$dir/report.md"
+    run grep -E "^\| \[$m\]\(#[a-z0-9_-]+\) \| [0-9.]+ [^|]*\(range [0-9.]+–[0-9.]+, n=2\)" "$dir/report.md"
     assert_success
   done
   # every figure of the details that changed between the repeats has its median, min and max
@@ -175,7 +175,7 @@ PY
     [[ -s $f.holder ]] && break
     sleep 0.2
   done
-  run timeout 20 "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' login
+  run timeout 20 "$KIT_ROOT/test-samba.sh" sweep --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login
   kill "$holder" 2>/dev/null || true
   wait "$holder" 2>/dev/null || true
   rm -f "$f.holder"

@@ -155,8 +155,8 @@ last_run() {
   # the concurrency rows and startup rounds are all in the report
   run cat "$dir/report.md"
   # startup's rounds are its repeats: their range follows the slowest round
-  assert_line --regexp '^\| startup \| [0-9.]+ ms( \(range [0-9.]+–[0-9.]+, n=[0-9]+\))? \| ≤ 500 ms \| (PASS|\*\*FAIL\*\*) \|'
-  assert_line --regexp '^\| concurrency \| [0-9]+ clients \|'
+  assert_line --regexp '^\| \[startup\]\(#startup-time-until-a-login-works-startup\) \| [0-9.]+ ms( \(range [0-9.]+–[0-9.]+, n=[0-9]+\))? \| ≤ 500 ms \| (PASS|\*\*FAIL\*\*) \|'
+  assert_line --regexp '^\| \[concurrency\]\(#concurrency-concurrency\) \| [0-9]+ clients \|'
   assert_line --regexp '^\| 4 \| [0-9]+ \| 0 \| [0-9]+ \|'
   assert_line --regexp '^\| 2 \| [0-9.]+ \| [0-9]+ \|'
   assert_output --partial 'smbd CPU per login attempt (ms)'
@@ -354,7 +354,7 @@ JQ
     and .details.attempts >= 1 and (.details.smbd_cpu_us | type == "number")' "$dir/results.json"
   assert_success
   run cat "$dir/report.md"
-  assert_line --regexp '^\| hello \| [0-9.]+ ms \| ≤ 60000 ms \| PASS \|  \|$'
+  assert_line --regexp '^\| \[hello\]\(#hello-one-login-hello\) \| [0-9.]+ ms \| ≤ 60000 ms \| PASS \|  \|$'
   assert_line "## Hello: one login (\`hello\`)"
   run jq -e '.probes.cgcpu.available and .exit_status == 0' "$dir/raw/hello.evidence.json"
   assert_success
