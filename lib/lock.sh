@@ -101,7 +101,7 @@ lock_take_sweep() {
   [[ ! -L $file && ! -L $file.holder ]] || die "'$file' is a symlink: refusing to use it"
   exec {LOCK_SWEEP_FD}>>"$file" || die "cannot open '$file'"
   if ! flock -n "$LOCK_SWEEP_FD"; then
-    read -r holder _ <"$file.holder" 2>/dev/null || holder=unknown
+    { read -r holder _ <"$file.holder"; } 2>/dev/null || holder=unknown
     die "another sweep (pid $holder) is running on this test server: wait for it to finish"
   fi
   printf '%s sweep\n' "$$" >"$file.holder"

@@ -1,8 +1,9 @@
 # lib/metrics/bigdir.sh: the bigdir metric: for each folder size of BIGDIR_SIZES, a folder of that
 # many empty files made on the server's file system (as the share's owner, not through SMB),
 # then through SMB on one connection (smb-bigdir): full listings, lookups of missing names and of
-# names in another case, and creates (raw/bigdir.SIZE.json); the folder is removed after each
-# size, also when the run stops. Sourced; functions only. Verdict: lib/metrics/bigdir.jq.
+# names in another case, and creates (raw/bigdir.SIZE.json); the folders are made once a run,
+# kept for its repeats and removed at its end, also when it stops (bigdir_finish). Sourced;
+# functions only. Verdict: lib/metrics/bigdir.jq.
 
 # the sizes whose folder this run has made (bigdir_measure), never from the environment
 BIGDIR_FILLED=''

@@ -164,11 +164,13 @@ PY
   local f=/run/samba-perf-test/$PK_SERVICE.sweep.lock holder before
   before=$(find "$T_ROOT/results" -maxdepth 1 -name 'sweep-*' | wc -l)
   # a first sweep, as far as the lock can tell: its lock held, its pid beside it
+  # (the subshell becomes the sleep, so killing it lets go of the lock: a sleep of its own
+  # would keep fd 9, and the lock, for the next tests)
   (
     exec 9>>"$f"
     flock 9
     echo "4242 sweep" >"$f.holder"
-    sleep 30
+    exec sleep 30
   ) &
   holder=$!
   for _ in 1 2 3 4 5 6 7 8 9 10; do
