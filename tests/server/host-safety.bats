@@ -511,14 +511,16 @@ NFT
 # ---- 7. bounded and interruptible -----------------------------------------------------------
 
 # signal_at SIGNAL DELAY_S SCRIPT [ARG...]: run SCRIPT as its own process group, send SIGNAL to
-# the group after DELAY_S; print the exit status and the ms from the signal to the exit.
+# the group after DELAY_S; print the exit status and the ms from the signal to the exit. INT and
+# HUP start at their defaults, as in a terminal: a suite started under nohup ignores HUP, and bash
+# cannot trap a signal ignored when it starts.
 signal_at() {
   python3 - "$@" <<'PY'
 import os, signal, subprocess, sys, time
 sig, delay, cmd = getattr(signal, "SIG" + sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
 p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                     preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGHUP)])
 time.sleep(delay)
 t = time.monotonic()
 try:
