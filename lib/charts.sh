@@ -376,6 +376,8 @@ charts_run() {
     error "no run folder '$dir'"
     return 1
   }
+  # a run folder is anyone's data: none with a link in it
+  common_run_folder "$dir" || return 1
   charts_begin "$dir" || return 1
   if ! command -v gnuplot >/dev/null 2>&1; then
     charts_end "$dir" "gnuplot not installed"
@@ -406,6 +408,7 @@ charts_compare() {
     error "no compare record '$dir/compare.json'"
     return 1
   }
+  common_run_folder "$dir" || return 1
   charts_begin "$dir" || return 1
   if ! command -v gnuplot >/dev/null 2>&1; then
     charts_end "$dir" "gnuplot not installed"
@@ -446,14 +449,6 @@ charts_compare() {
 }
 
 main() {
-  # a folder that is there must hold no link (a run folder is anyone's data); one that is not
-  # gets the reader's own message
-  case ${1:-} in
-    '' | -h | --help) ;;
-    --compare) [[ ! -d ${2:-} ]] || common_run_folder "$2" || exit 1 ;;
-    -*) ;;
-    *) [[ ! -d $1 ]] || common_run_folder "$1" || exit 1 ;;
-  esac
   case ${1:-} in
     -h | --help)
       sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"

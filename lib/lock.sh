@@ -25,6 +25,19 @@ lock_holder_is_run() {
   tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q 'test-samba\.sh'
 }
 
+# lock_open FILE: make the kit's lock folder where it is missing (root's, checked), refuse a
+# link at FILE or beside it (FILE.holder, FILE.stop), and open FILE for appending on the fd whose
+# number goes into LOCK_OPENED.
+lock_open() {
+  local f
+  [[ -d $LOCK_DIR ]] || common_timeout 10 mkdir -m 0755 -p -- "$LOCK_DIR" || die "cannot create '$LOCK_DIR'"
+  state_path_safe "$LOCK_DIR" "the kit's lock folder"
+  for f in "$1" "$1.holder" "$1.stop"; do
+    [[ ! -L $f ]] || die "'$f' is a symlink: refusing to use it"
+  done
+  exec {LOCK_OPENED}>>"$1" || die "cannot open '$1'"
+}
+
 # lock_take WHAT: take the kit's lock for WHAT (start, stop, cleanup, run), held until the
 # script exits (fd LOCK_FD). Waits up to LOCK_WAIT_S s, then dies naming the holder. A run
 # refuses at once when another run holds it. For stop and cleanup, a test run that holds the
@@ -33,11 +46,9 @@ lock_holder_is_run() {
 lock_take() {
   local what=$1 file holder pid cmd
   [[ $LOCK_WAIT_S =~ ^[1-9][0-9]{0,3}$ ]] || LOCK_WAIT_S=30
-  [[ -d $LOCK_DIR ]] || common_timeout 10 mkdir -m 0755 -p -- "$LOCK_DIR" || die "cannot create '$LOCK_DIR'"
-  state_path_safe "$LOCK_DIR" "the kit's lock folder"
   file=$(lock_file)
-  [[ ! -L $file ]] || die "'$file' is a symlink: refusing to use it"
-  exec {LOCK_FD}>>"$file" || die "cannot open '$file'"
+  lock_open "$file"
+  LOCK_FD=$LOCK_OPENED
   if ! flock -n "$LOCK_FD"; then
     holder=$(lock_holder)
     pid=${holder%% *} cmd=${holder#* }
@@ -95,11 +106,9 @@ lock_stop_reason() {
 # another sweep of this kit is refused at once, naming its pid.
 lock_take_sweep() {
   local file holder
-  [[ -d $LOCK_DIR ]] || common_timeout 10 mkdir -m 0755 -p -- "$LOCK_DIR" || die "cannot create '$LOCK_DIR'"
-  state_path_safe "$LOCK_DIR" "the kit's lock folder"
   file=$LOCK_DIR/$SERVICE_NAME.sweep.lock
-  [[ ! -L $file && ! -L $file.holder ]] || die "'$file' is a symlink: refusing to use it"
-  exec {LOCK_SWEEP_FD}>>"$file" || die "cannot open '$file'"
+  lock_open "$file"
+  LOCK_SWEEP_FD=$LOCK_OPENED
   if ! flock -n "$LOCK_SWEEP_FD"; then
     { read -r holder _ <"$file.holder"; } 2>/dev/null || holder=unknown
     die "another sweep (pid $holder) is running on this test server: wait for it to finish"

@@ -12,6 +12,13 @@ registry_rows() {
   sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d'
 }
 
+# registry_source METRIC: source lib/metrics/METRIC.sh once (the settings check may have).
+registry_source() {
+  declare -F "$1_needs" >/dev/null && return 0
+  # shellcheck source=/dev/null
+  source "$KIT_ROOT/lib/metrics/$1.sh"
+}
+
 # registry_load: source every metric file; die naming the first function a metric lacks or
 # the first need no one provides.
 registry_load() {
@@ -19,8 +26,7 @@ registry_load() {
   while IFS= read -r m; do
     [[ -f $KIT_ROOT/lib/metrics/$m.sh ]] || die "metric '$m' has no file 'lib/metrics/$m.sh'"
     [[ -f $KIT_ROOT/lib/metrics/$m.jq ]] || die "metric '$m' has no verdict 'lib/metrics/$m.jq'"
-    # shellcheck source=/dev/null
-    source "$KIT_ROOT/lib/metrics/$m.sh"
+    registry_source "$m"
     for f in describe estimate needs; do
       declare -F "${m}_$f" >/dev/null || die "metric '$m' defines no '${m}_$f' in 'lib/metrics/$m.sh'"
     done
@@ -40,10 +46,7 @@ registry_load() {
 registry_check_settings() {
   local m
   while IFS= read -r m; do
-    if ! declare -F "${m}_needs" >/dev/null && [[ -f $KIT_ROOT/lib/metrics/$m.sh ]]; then
-      # shellcheck source=/dev/null
-      source "$KIT_ROOT/lib/metrics/$m.sh"
-    fi
+    if [[ -f $KIT_ROOT/lib/metrics/$m.sh ]]; then registry_source "$m"; fi
     if declare -F "${m}_check_settings" >/dev/null; then "${m}_check_settings"; fi
   done < <(registry_metrics)
 }

@@ -61,7 +61,6 @@ def table($l):
   | ("| " + ($cols | map($l[.] // key_label | cell) | join(" | ")) + " |"),
     ("|" + ($cols | map("---") | join("|")) + "|"),
     (.[] | . as $row | "| " + ($cols | map($row[.] | show($l) | cell) | join(" | ")) + " |");
-def table: table({});
 
 # The detail block of one metric: every detail but the ones shown elsewhere (notes, the server
 # view, the chart a verdict declares) and the labels the metric gives its keys (details.labels).

@@ -61,8 +61,8 @@ run_one() {
   local m=$1 est t0=$SECONDS skip='' error='' rc=0 quiet=0 unmet=0
   RUN_CURRENT=$m
   est=$(registry_estimate "$m")
-  # a metric the host cannot run says so once, not once a repeat (RUN_SKIP_SAID: run_metrics
-  # makes it; a caller of run_one alone gets one here)
+  # a metric the host cannot run says so once, not once a repeat (RUN_SKIP_SAID, made here on
+  # the first call)
   [[ $(declare -p RUN_SKIP_SAID 2>/dev/null) == "declare -A"* ]] || declare -gA RUN_SKIP_SAID=()
   if skip=$(registry_unmet "$m"); then
     unmet=1
@@ -144,7 +144,6 @@ run_metrics() {
   # shellcheck disable=SC2034 # RUN_STARTED_AT and RUN_CPUS are read by lib/system.sh and lib/results.sh
   RUN_T0=$SECONDS RUN_STARTED_AT=$(date -u +%FT%TZ) RUN_CURRENT='' RUN_CPUS=$(nproc)
   RUN_EST_DONE=0 RUN_TOOK_DONE=0
-  declare -gA RUN_SKIP_SAID=()
   child_init
   results_prepare
   RUN_LEFT=$(run_estimate_all)

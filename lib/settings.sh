@@ -170,6 +170,22 @@ settings_bad() {
   die "setting '$1' has bad value '${!1}': $2"
 }
 
+# settings_rising KEY NOUN MAX LEAST SHAPE: KEY must be LEAST or more whole numbers from 1 to
+# MAX (no leading zero), each larger than the one before; SHAPE is the why when it is not a list
+# of LEAST or more numbers (CONCURRENCY_LEVELS here; a metric's own lists in its settings check).
+settings_rising() {
+  local key=$1 noun=$2 max=$3 least=$4 shape=$5 v prev=0 n=0
+  [[ ${!key} =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] || settings_bad "$key" "$shape"
+  for v in ${!key}; do
+    if [[ ! $v =~ ^[1-9][0-9]{0,9}$ ]] || ((v > max)); then
+      settings_bad "$key" "every $noun must be from 1 to $max (no leading zero)"
+    fi
+    ((v > prev)) || settings_bad "$key" "${noun}s must rise: each larger than the one before"
+    prev=$v n=$((n + 1))
+  done
+  ((n >= least)) || settings_bad "$key" "$shape"
+}
+
 # settings_int KEY MIN MAX: KEY must be a whole number in [MIN, MAX], written plainly (no sign,
 # no leading zero, at most 10 digits, so no overflow).
 settings_int() {
@@ -347,15 +363,7 @@ settings_validate() {
   settings_int REPEAT 1 50
   settings_number COMPARE_BAND_PCT
   ((${COMPARE_BAND_PCT%.*} <= 100)) || settings_bad COMPARE_BAND_PCT "must be from 0 to 100"
-  [[ $CONCURRENCY_LEVELS =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
-    settings_bad CONCURRENCY_LEVELS "must be a list of whole numbers, such as \"1 4 16 64 128\""
-  for level in $CONCURRENCY_LEVELS; do
-    [[ $level =~ ^[1-9][0-9]{0,3}$ ]] || settings_bad CONCURRENCY_LEVELS "every level must be from 1 to 1024 (no leading zero)"
-    ((level <= 1024)) ||
-      settings_bad CONCURRENCY_LEVELS "every level must be from 1 to 1024 (no leading zero)"
-    ((level > prev)) || settings_bad CONCURRENCY_LEVELS "levels must rise: each larger than the one before"
-    prev=$level
-  done
+  settings_rising CONCURRENCY_LEVELS level 1024 1 "must be a list of whole numbers, such as \"1 4 16 64 128\""
   for key in "${SETTINGS_KEYS[@]}"; do
     [[ $key == TARGET_* ]] && settings_number "$key"
   done

@@ -24,16 +24,7 @@ bigdir_needs() { :; }
 
 # bigdir_check_settings: the metric's own settings (lib/settings.sh calls it).
 bigdir_check_settings() {
-  local n prev=0
-  [[ $BIGDIR_SIZES =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)+[[:space:]]*$ ]] ||
-    settings_bad BIGDIR_SIZES "must be two or more whole numbers, such as \"1000 10000 100000\""
-  for n in $BIGDIR_SIZES; do
-    if [[ ! $n =~ ^[1-9][0-9]{0,6}$ ]] || ((n > 1000000)); then
-      settings_bad BIGDIR_SIZES "every size must be from 1 to 1000000 (no leading zero)"
-    fi
-    ((n > prev)) || settings_bad BIGDIR_SIZES "sizes must rise: each larger than the one before"
-    prev=$n
-  done
+  settings_rising BIGDIR_SIZES size 1000000 2 "must be two or more whole numbers, such as \"1000 10000 100000\""
   settings_int BIGDIR_OPS 1 100000
   settings_int BIGDIR_SECONDS 1 600
 }
