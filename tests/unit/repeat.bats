@@ -317,8 +317,9 @@ evidence() {
   REPEAT=2 REPEAT_EXTRA=0 RUN_LEFT=0 REPEAT_BASE=$BATS_TEST_TMPDIR/run
   mkdir -p "$REPEAT_BASE/raw" "$REPEAT_BASE/.repeat.1/raw" "$REPEAT_BASE/.repeat.1/metrics" \
     "$REPEAT_BASE/.repeat.2/raw" "$REPEAT_BASE/.repeat.2/metrics"
-  # repeat 1: disturbed (1.2 cores), measured again: quiet
-  printf '%s\n' 12e6 1e6 >"$q"
+  # repeat 1: disturbed (1.2 cores), measured again: quiet (whole numbers: jq 1.7 passes a
+  # number literal through unchanged in value but not in form: 12e6 as 1.2E+7)
+  printf '%s\n' 12000000 1000000 >"$q"
   RUN_DIR=$REPEAT_BASE/.repeat.1
   repeat_measure login 1 1 4 2>"$BATS_TEST_TMPDIR/log"
   run jq -c .measured "$RUN_DIR/raw/login.json" "$REPEAT_BASE/raw/login.r1.disturbed1.json"
@@ -330,14 +331,14 @@ evidence() {
   run grep -c 'repeat 1 of login measured again: other processes used 1.2 of 2 cores during login (extra measurement 1 of at most 2' "$BATS_TEST_TMPDIR/log"
   assert_output 1
   # disturbed again after its second measurement: kept, and said
-  printf '%s\n' 12e6 11e6 >"$q"
+  printf '%s\n' 12000000 11000000 >"$q"
   RUN_DIR=$REPEAT_BASE/.repeat.2
   repeat_measure login 2 2 4 2>"$BATS_TEST_TMPDIR/log"
   run jq -c '[.repeat, .replaced, .reason]' "$RUN_DIR/disturbed.jsonl"
   assert_output $'[2,true,"other processes used 1.2 of 2 cores during login"]\n[2,false,"other processes used 1.1 of 2 cores during login"]'
   assert_equal "$REPEAT_EXTRA" 2
   # the run's REPEAT extra measurements are used up: a disturbed repeat is kept at once
-  printf '%s\n' 12e6 >"$q"
+  printf '%s\n' 12000000 >"$q"
   repeat_measure metadata 2 3 4 2>"$BATS_TEST_TMPDIR/log"
   run jq -c 'select(.metric == "metadata") | .replaced' "$RUN_DIR/disturbed.jsonl"
   assert_output false
