@@ -84,13 +84,14 @@ helpers_smbd_pid() { # <dir>
 }
 
 # helpers_smbd_conn_children DIR: the main smbd's children that serve a connection, one PID a
-# line (they keep the name 'smbd'; smbd-notifyd and cleanupd have names of their own), exiting
-# ones included: a count taken while they exit is too high, so wait for a stable count
+# line (named 'smbd' up to Samba 4.17, 'smbd[CLIENT_IP]' from 4.18 on, cut to the kernel's 15
+# characters; smbd-notifyd and smbd-cleanupd have names of their own), exiting ones included:
+# a count taken while they exit is too high, so wait for a stable count
 helpers_smbd_conn_children() { # <dir>
   local main
   main=$(helpers_smbd_pid "$1") || return 1
   [[ -n $main ]] || return 1
-  pgrep -x -P "$main" smbd || true
+  pgrep -x -P "$main" 'smbd(\[.*)?' || true
 }
 
 # helpers_smbd_serving DIR PORT PID: the main smbd's children that hold the server end of one
