@@ -11,7 +11,8 @@
 # OUT_DIR/steps.tsv (STEP, exit status, seconds):
 #   samba-before  deps_unit_states: the distribution's Samba services before anything
 #   start         ./start-samba.sh        (own port, table, unit and user; small sizes)
-#   test          ./test-samba.sh         (results copied to OUT_DIR/results)
+#   test          ./test-samba.sh         (results copied to OUT_DIR/results, the test
+#                                         smbd's log.smbd to OUT_DIR)
 #   samba-after   deps_unit_states after the kit installed samba, plus procs-after.txt
 #   cleanup       ./test-samba.sh cleanup
 #   guest-check   tests/guest/run-guest.sh -c before tests/run (must name a package)
@@ -226,6 +227,8 @@ main() {
   cr_step start 600 ./start-samba.sh "${CR_KIT_ENV[@]}"
   cr_step test 600 ./test-samba.sh "${CR_KIT_ENV[@]}"
   cp -a "$ROOT$CR_KIT/results" "$OUT/results" 2>/dev/null || true
+  # the test smbd's own log (settings.conf's LOG_DIR), before cleanup removes it
+  cp -a "$ROOT"/var/log/samba/perf-test/log.smbd* "$OUT/" 2>/dev/null || true
   cr_samba_states samba-after
   cr_step cleanup 300 './test-samba.sh cleanup' "${CR_KIT_ENV[@]}"
   cr_step guest-check 60 'tests/guest/run-guest.sh -c'
