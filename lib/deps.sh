@@ -166,8 +166,19 @@ deps_unit_present() {
   return 1
 }
 
+# deps_unit_alias_links UNIT: UNIT's Alias= links in /etc/systemd/system (a link there under
+# another name to UNIT.service, as Samba 4.22's smbd.service makes smb.service), one a line.
+deps_unit_alias_links() {
+  local f
+  for f in "${DEPS_ROOT:-}"/etc/systemd/system/*.service; do
+    [[ -L $f && ${f##*/} != "$1.service" && $(readlink "$f") == */"$1.service" ]] && printf '%s\n' "$f"
+  done
+  return 0
+}
+
 # deps_unit_enabled UNIT: true when UNIT starts at boot: systemctl says enabled (it reads the
-# unit files when systemd is not PID 1), a wants link exists, or a SysV start link does.
+# unit files when systemd is not PID 1), a wants link exists, a SysV start link does, or an
+# Alias= link (systemctl, once installed, counts it as enabled).
 deps_unit_enabled() {
   local r=${DEPS_ROOT:-} f
   if common_have systemctl && timeout 30 systemctl is-enabled --quiet "$1.service" 2>/dev/null; then
@@ -176,7 +187,7 @@ deps_unit_enabled() {
   for f in "$r"/etc/systemd/system/*.wants/"$1.service" "$r"/etc/rc[2345].d/S[0-9][0-9]"$1"; do
     [[ -e $f || -L $f ]] && return 0
   done
-  return 1
+  [[ -n $(deps_unit_alias_links "$1") ]]
 }
 
 # deps_unit_running UNIT: true when UNIT runs: systemd says active, or its pid file in
@@ -215,7 +226,7 @@ deps_unit_states() {
 
 # deps_unit_quiet UNIT: stop UNIT and keep it from starting at boot.
 deps_unit_quiet() {
-  local u=$1 r=${DEPS_ROOT:-}
+  local u=$1 r=${DEPS_ROOT:-} f
   if deps_unit_running "$u"; then
     if deps_systemd_booted; then
       timeout 60 systemctl stop "$u.service" || true
@@ -227,7 +238,12 @@ deps_unit_quiet() {
   if deps_unit_enabled "$u"; then
     if common_have systemctl; then timeout 60 systemctl disable --quiet "$u.service" 2>/dev/null || true; fi
     if [[ -e $r/etc/init.d/$u ]] && common_have update-rc.d; then update-rc.d "$u" disable >/dev/null 2>&1 || true; fi
-    if common_have deb-systemd-helper; then deb-systemd-helper disable "$u.service" >/dev/null 2>&1 || true; fi
+    # without systemctl, update-rc.d removes the WantedBy= links but not an Alias= one (Samba
+    # 4.22's smbd.service: smb.service); deb-systemd-helper would, but it runs only under dpkg
+    # ('was not called from dpkg. Exiting.')
+    if ! common_have systemctl; then
+      deps_unit_alias_links "$u" | while IFS= read -r f; do rm -f "$f"; done
+    fi
   fi
   deps_unit_stopped "$u" && ! deps_unit_enabled "$u"
 }

@@ -194,13 +194,17 @@ cmark-gfm"
 # update-rc.d and deb-systemd-helper (no systemctl: systemd is not PID 1). Call it directly,
 # never in $(...): DEPS_ROOT must reach the test, or the host's own files would be used.
 # The stubs refuse to run without DEPS_ROOT. The stub apt-get
-# acts like the samba package: it adds init scripts, unit files and start links for smbd and
-# nmbd, and starts them (a process named smbd) unless policy-rc.d exits 101, as invoke-rc.d does.
+# acts like the samba package of Debian 13: it adds init scripts, unit files, start links, wants
+# links and Alias= links (smb.service, nmb.service) for smbd and nmbd, and starts them (a
+# process named smbd) unless policy-rc.d exits 101, as invoke-rc.d does. The stub update-rc.d
+# disables as the real one does without systemctl: start links to K, wants links removed, an
+# Alias= link left; the stub deb-systemd-helper does nothing, as the real one outside dpkg.
 debian_root() {
   local bin=$BATS_TEST_TMPDIR/bin c
   export DEPS_ROOT=$BATS_TEST_TMPDIR/root STUB_PATH=$bin
-  mkdir -p "$bin" "$DEPS_ROOT"/{usr/sbin,run/samba,lib/systemd/system,etc/init.d} "$DEPS_ROOT"/etc/rc{2,3,4,5}.d
-  for c in awk head cat grep rm chmod timeout tr sleep cp ln mv mkdir sed touch mktemp date tail; do
+  mkdir -p "$bin" "$DEPS_ROOT"/{usr/sbin,run/samba,lib/systemd/system,etc/init.d} "$DEPS_ROOT"/etc/rc{2,3,4,5}.d \
+    "$DEPS_ROOT"/etc/systemd/system/multi-user.target.wants
+  for c in awk head cat grep rm chmod timeout tr sleep cp ln mv mkdir sed touch mktemp date tail readlink; do
     ln -sf "$(command -v "$c")" "$bin/$c"
   done
   mkdir -p "$BATS_TEST_TMPDIR/fake"
@@ -218,6 +222,8 @@ for d in smbd nmbd; do
   chmod +x "$DEPS_ROOT/etc/init.d/$d"
   touch "$DEPS_ROOT/lib/systemd/system/$d.service"
   for r in 2 3 4 5; do ln -sf ../init.d/$d "$DEPS_ROOT/etc/rc$r.d/S01$d"; done
+  ln -sf /lib/systemd/system/$d.service "$DEPS_ROOT/etc/systemd/system/multi-user.target.wants/$d.service"
+  ln -sf /lib/systemd/system/$d.service "$DEPS_ROOT/etc/systemd/system/${d%d}.service"
   p=$DEPS_ROOT/usr/sbin/policy-rc.d
   if [[ -x $p ]] && { "$p" "$d" start; [[ $? == 101 ]]; }; then
     echo "policy-rc.d denied $d start" >>"$STUB_LOG"
@@ -237,8 +243,9 @@ source "$STUB_COMMON"
 stub_log "$@"
 [[ $2 == disable ]] || exit 0
 for f in "$DEPS_ROOT"/etc/rc?.d/S01"$1"; do mv "$f" "${f%/*}/K01$1"; done
+rm -f "$DEPS_ROOT"/etc/systemd/system/*.wants/"$1.service"
 EOF
-  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\n' >"$bin/deb-systemd-helper"
+  printf '#!/bin/bash\nsource "$STUB_COMMON"\nstub_log "$@"\necho "$0 was not called from dpkg. Exiting." >&2\nexit 1\n' >"$bin/deb-systemd-helper"
   chmod +x "$bin"/*
   export STUB_COMMON=$KIT_ROOT/tests/stubs/stub-common.bash STUB_FAKE=$BATS_TEST_TMPDIR/fake
 }
@@ -262,13 +269,35 @@ teardown() {
   assert_line "policy-rc.d denied nmbd start"
   assert_line "update-rc.d smbd disable"
   assert_line "update-rc.d nmbd disable"
-  assert_line "deb-systemd-helper disable smbd.service"
   refute_line --partial "samba-ad-dc"
   refute_line "smbd stop" # it never ran
   assert [ ! -e "$DEPS_ROOT/usr/sbin/policy-rc.d" ]
   run ls "$DEPS_ROOT/etc/rc2.d"
   assert_output "K01nmbd
 K01smbd"
+  # no wants link and no Alias= link left: once systemd is installed, systemctl would count
+  # smb.service as smbd enabled (Debian 13's chroot: 'smbd yes yes no' after tests/run)
+  run find "$DEPS_ROOT/etc/systemd/system" -name '*.service'
+  assert_output ''
+  PATH=$STUB_PATH run deps_unit_states debian
+  assert_line "smbd yes no no"
+  assert_line "nmbd yes no no"
+}
+
+@test "an Alias= link alone is an enabled unit; a link to another unit or a mask is not" {
+  debian_root
+  touch "$DEPS_ROOT/lib/systemd/system/smbd.service"
+  PATH=$STUB_PATH run deps_unit_enabled smbd
+  assert_failure
+  ln -s /lib/systemd/system/nmbd.service "$DEPS_ROOT/etc/systemd/system/nmb.service"
+  ln -s /dev/null "$DEPS_ROOT/etc/systemd/system/smbd.service"
+  PATH=$STUB_PATH run deps_unit_enabled smbd
+  assert_failure
+  ln -s /lib/systemd/system/smbd.service "$DEPS_ROOT/etc/systemd/system/smb.service"
+  PATH=$STUB_PATH run deps_unit_enabled smbd
+  assert_success
+  run deps_unit_alias_links smbd
+  assert_output "$DEPS_ROOT/etc/systemd/system/smb.service"
 }
 
 @test "an admin's policy-rc.d is kept: the smbd the install started is stopped and disabled" {
