@@ -145,13 +145,19 @@ cr_step() {
 }
 
 # cr_samba_states NAME: the distribution's Samba services as the kit sees them
-# (UNIT PRESENT ENABLED RUNNING), plus the Samba daemons running in the chroot.
+# (UNIT PRESENT ENABLED RUNNING), plus the Samba daemons running in the chroot, one
+# 'PID PPID COMMAND LINE' a line (Samba >= 4.18's children set their own command line,
+# 'smbd: notifyd .': the parent tells whose they are).
 cr_samba_states() {
-  local p
+  local p stat
   cr_step "$1" 60 'source lib/common.sh && source lib/deps.sh && deps_unit_states debian'
   for p in $(cr_procs); do
     case $(cat "/proc/$p/comm" 2>/dev/null) in
-      smbd* | nmbd* | samba*) printf '%s %s\n' "$p" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" ;;
+      smbd* | nmbd* | samba*)
+        stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+        stat=${stat##*) }
+        printf '%s %s %s\n' "$p" "$(cut -d' ' -f2 <<<"$stat")" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
+        ;;
     esac
   done >"$OUT/$1-procs.txt"
 }

@@ -140,6 +140,14 @@ check_test_run() {
   if [[ $output == FAIL ]]; then assert_equal "$rc" 1; else assert_equal "$rc" 0; fi
 }
 
+# not_the_kits PROCS: the lines of a chroot-run.sh PROCS file ('PID PPID COMMAND LINE') of a
+# Samba daemon that is neither the kit's smbd (its config under /etc/samba/perf-test) nor its
+# child.
+not_the_kits() {
+  awk 'NR == FNR { if (index($0, "/etc/samba/perf-test/")) kit[$1] = 1; next }
+    !($1 in kit) && !($2 in kit)' "$1" "$1"
+}
+
 # check_samba_services: the distribution's smbd, nmbd and samba-ad-dc present at most, never
 # enabled or running, and the start says so.
 check_samba_services() {
@@ -155,9 +163,12 @@ samba-ad-dc no no no"
   run grep -cvE '^(smbd|nmbd|samba-ad-dc) (yes|no) no no$' "$R/samba-end.log"
   assert_output 0
   # no Samba daemon in the chroot but the kit's own (its config under /etc/samba/perf-test)
-  run grep -v 'perf-test/smb.conf' "$R/samba-after-procs.txt"
+  # and its children ('smbd: notifyd .' and 'smbd: cleanupd' on Samba >= 4.18)
+  run grep -c 'perf-test/smb.conf' "$R/samba-after-procs.txt"
+  refute_output 0
+  run not_the_kits "$R/samba-after-procs.txt"
   assert_output ''
-  run grep -v 'perf-test' "$R/samba-end-procs.txt"
+  run not_the_kits "$R/samba-end-procs.txt"
   assert_output ''
   # the start says what it did
   run cat "$R/start.log"
