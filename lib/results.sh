@@ -6,21 +6,42 @@
 # Samba settings as the running server has them), smb.conf (the test server's, for compare; it
 # holds no secret) and system.json; set RUN_DIR.
 results_prepare() {
-  local ts
-  ts=$(date +%Y%m%d-%H%M%S)
-  RUN_DIR=$RESULTS_DIR/$ts
-  while [[ -e $RUN_DIR ]]; do
-    sleep 1
-    ts=$(date +%Y%m%d-%H%M%S)
-    RUN_DIR=$RESULTS_DIR/$ts
-  done
-  mkdir -p "$RUN_DIR/raw" "$RUN_DIR/metrics"
+  RUN_DIR=$(results_new_dir '') || exit 1
+  mkdir -- "$RUN_DIR/raw" "$RUN_DIR/metrics"
   echo "the run has not finished" >"$RUN_DIR/INCOMPLETE"
   # the Samba settings are the running server's, not this script's (lib/serverconf.sh)
   serverconf_adopt
   settings_dump >"$RUN_DIR/settings.env"
   if [[ -f $KIT_CONF ]]; then cp "$KIT_CONF" "$RUN_DIR/smb.conf"; fi
   system_record
+}
+
+# results_dir_ready: make RESULTS_DIR where it is missing and die, naming the setting and the
+# folder, unless it and every folder above it are root's or the kit's owner's (root runs their
+# code already) and writable by no one else (a sticky folder such as /tmp is fine above it):
+# another user could otherwise swap a run folder for a link and have root write through it.
+results_dir_ready() {
+  local owner
+  owner=$(common_timeout 5 stat -c %u -- "$KIT_ROOT") || die "cannot stat '$KIT_ROOT'"
+  if [[ ! -e $RESULTS_DIR && ! -L $RESULTS_DIR ]]; then
+    state_path_safe "${RESULTS_DIR%/*}" "the folder of setting 'RESULTS_DIR'" above "$owner"
+    common_timeout 10 mkdir -p -m 0755 -- "$RESULTS_DIR" || die "cannot create '$RESULTS_DIR' (setting 'RESULTS_DIR')"
+  fi
+  [[ -d $RESULTS_DIR && ! -L $RESULTS_DIR ]] || die "setting 'RESULTS_DIR' names '$RESULTS_DIR', which is not a folder"
+  state_path_safe "$RESULTS_DIR" "setting 'RESULTS_DIR'" '' "$owner"
+}
+
+# results_new_dir PREFIX: make a new folder RESULTS_DIR/PREFIX<YYYYmmdd-HHMMSS> (root's, 0755)
+# and print its path; never one that exists already, nor through a link (mkdir, not mkdir -p).
+results_new_dir() {
+  local d n
+  results_dir_ready
+  for n in {1..10}; do
+    d=$RESULTS_DIR/$1$(date +%Y%m%d-%H%M%S)
+    mkdir -m 0755 -- "$d" 2>/dev/null && printf '%s\n' "$d" && return 0
+    ((n < 10)) && sleep 1
+  done
+  die "cannot create a new folder in '$RESULTS_DIR' (setting 'RESULTS_DIR')"
 }
 
 # results_jq [JQ_OPTION...] METRIC PROGRAM [MEASUREMENT...]: run the jq PROGRAM with

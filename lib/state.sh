@@ -9,18 +9,20 @@ STATE_KEYS='KIT_TEST_USER|KIT_SELINUX|KIT_SELINUX_FCONTEXTS|KIT_SELINUX_PORT|KIT
 
 STATE_DIR_MARKER=.samba-perf-test
 
-# state_path_safe PATH WHAT [above]: die unless PATH (when it exists) and every existing folder
-# above it are owned by root and not writable by group or others (a sticky folder such as /tmp
-# is fine above it, and so is PATH itself with 'above'): another user could otherwise replace
-# what root reads or removes there.
+# state_path_safe PATH WHAT [above] [UID]: die unless PATH (when it exists) and every existing
+# folder above it are owned by root (or by UID, whom root trusts already: the kit's owner) and
+# not writable by group or others (a sticky folder such as /tmp is fine above it, and so is
+# PATH itself with 'above'): another user could otherwise replace what root reads, writes or
+# removes there.
 state_path_safe() {
-  local p=$1 what=$2 st uid mode first=1
+  local p=$1 what=$2 st uid mode first=1 also=${4:-0}
   [[ ${3:-} != above ]] || first=0
   while :; do
     if [[ -e $p || -L $p ]]; then
       st=$(common_timeout 5 stat -c '%u %a' -- "$p") || die "cannot stat '$p' ($what)"
       uid=${st% *} mode=$((8#${st#* }))
-      ((uid == 0)) || die "'$p' ($what) is owned by uid $uid, not root: refusing to use it"
+      ((uid == 0 || uid == also)) ||
+        die "'$p' ($what) is owned by uid $uid, not root$( ((also == 0)) || echo " or the kit's owner (uid $also)"): refusing to use it"
       if ((mode & 8#022)) && { ((first)) || ! ((mode & 8#1000)); }; then
         die "'$p' ($what) is writable by group or others (mode ${st#* }): refusing to use it"
       fi

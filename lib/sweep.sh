@@ -304,13 +304,7 @@ sweep_main() {
   state_load 2>/dev/null || die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
   service_is_running || die "the test server is not running: run ./start-samba.sh first"
   lock_take_sweep
-  mkdir -p "$RESULTS_DIR"
-  SWEEP_DIR=$RESULTS_DIR/sweep-$(date +%Y%m%d-%H%M%S)
-  while [[ -e $SWEEP_DIR ]]; do
-    sleep 1
-    SWEEP_DIR=$RESULTS_DIR/sweep-$(date +%Y%m%d-%H%M%S)
-  done
-  mkdir -p "$SWEEP_DIR"
+  SWEEP_DIR=$(results_new_dir sweep-) || exit 1
   printf '%s\n' "${SWEEP_VARIANTS[@]}" >"$SWEEP_DIR/variants.txt"
   cp -f "$KIT_CONF" "$SWEEP_DIR/.smb.conf.before" 2>/dev/null || true
   SWEEP_CHANGED=0 SWEEP_CHILD='' SWEEP_RC=0 SWEEP_RUN_NAME='' SWEEP_BEFORE=''
