@@ -9,16 +9,39 @@ account_exists() {
   common_timeout 30 getent passwd "$TEST_USER" >/dev/null 2>&1
 }
 
-# account_is_kit: true when TEST_USER exists and carries the kit's GECOS mark.
-account_is_kit() {
+# account_owner: print which kit TEST_USER's GECOS mark names (state_mark_owner: 'this',
+# 'legacy' or another kit's STATE_DIR); 1 when the user is missing or carries no kit mark.
+account_owner() {
   local gecos
   gecos=$(common_timeout 30 getent passwd "$TEST_USER" 2>/dev/null | cut -d: -f5) || return 1
-  [[ $gecos == "$ACCOUNT_GECOS" ]]
+  state_mark_owner "$ACCOUNT_GECOS" "$gecos"
 }
 
-# account_check: die when TEST_USER exists but was not made by the kit (changes nothing).
+# account_is_kit: true when TEST_USER exists and is this kit's: its GECOS names this kit's
+# STATE_DIR, or it has the mark of earlier versions and this kit's state file names the user.
+account_is_kit() {
+  local owner
+  owner=$(account_owner) || return 1
+  [[ $owner == this || ($owner == legacy && ${KIT_TEST_USER:-} == "$TEST_USER") ]]
+}
+
+# account_whose: print whose TEST_USER is, for a message ("another kit's (STATE_DIR '/x')").
+account_whose() {
+  local owner
+  owner=$(account_owner) || owner=''
+  case $owner in
+    '') echo "not made by the kit" ;;
+    legacy) echo "made by a kit whose state does not name it (another kit, or one of an earlier version)" ;;
+    *) echo "another kit's (STATE_DIR '$owner')" ;;
+  esac
+}
+
+# account_check: die when TEST_USER exists but is not this kit's (changes nothing).
 account_check() {
   if account_exists && ! account_is_kit; then
+    if account_owner >/dev/null; then
+      die "setting 'TEST_USER': user '$TEST_USER' exists and is $(account_whose): set TEST_USER to a new name"
+    fi
     die "user '$TEST_USER' exists and was not made by the kit: set TEST_USER to a new name"
   fi
 }
@@ -51,13 +74,18 @@ account_pending_file() {
 account_ensure_unix() {
   local shell=/usr/sbin/nologin
   if account_exists; then
+    if [[ $(account_owner) == legacy ]]; then
+      # an earlier version's mark, which named no kit: name this one
+      common_timeout 60 usermod --comment "$ACCOUNT_GECOS $STATE_DIR" "$TEST_USER" ||
+        die "could not mark user '$TEST_USER' as this kit's"
+    fi
     log "user: '$TEST_USER' already in place"
     return 0
   fi
   [[ -x $shell ]] || shell=/sbin/nologin
   [[ -x $shell ]] || shell=/bin/false
   common_timeout 60 useradd --system --no-create-home --home-dir /nonexistent --shell "$shell" \
-    --comment "$ACCOUNT_GECOS" --user-group "$TEST_USER" ||
+    --comment "$ACCOUNT_GECOS $STATE_DIR" --user-group "$TEST_USER" ||
     die "could not create user '$TEST_USER'"
   log "user: created system user '$TEST_USER' (no login shell)"
 }
@@ -140,6 +168,6 @@ account_remove() {
     fi
     log "removed user '$TEST_USER'"
   elif account_exists; then
-    log "kept user '$TEST_USER': not made by the kit"
+    log "kept user '$TEST_USER': $(account_whose)"
   fi
 }

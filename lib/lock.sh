@@ -12,6 +12,15 @@ lock_file() {
   printf '%s/%s.lock\n' "$LOCK_DIR" "$SERVICE_NAME"
 }
 
+# lock_holder_kit: print the STATE_DIR of the kit whose command holds the lock (the holder
+# file's second line, 'kit STATE_DIR'); empty when it does not say.
+lock_holder_kit() {
+  local tag='' dir=''
+  { read -r _ && read -r tag dir; } <"$(lock_file).holder" 2>/dev/null || true
+  [[ $tag == kit ]] && printf '%s\n' "$dir"
+  return 0
+}
+
 # lock_holder: print 'PID COMMAND' of the lock's holder (from the file beside the lock).
 lock_holder() {
   local line=''
@@ -44,7 +53,7 @@ lock_open() {
 # lock is first stopped (TERM: it writes its partial report and restarts the server), waiting
 # at most LOCK_WAIT_S s.
 lock_take() {
-  local what=$1 file holder pid cmd
+  local what=$1 file holder pid cmd kit
   [[ $LOCK_WAIT_S =~ ^[1-9][0-9]{0,3}$ ]] || LOCK_WAIT_S=30
   file=$(lock_file)
   lock_open "$file"
@@ -52,7 +61,11 @@ lock_take() {
   if ! flock -n "$LOCK_FD"; then
     holder=$(lock_holder)
     pid=${holder%% *} cmd=${holder#* }
-    if [[ $what == run && $cmd == run ]]; then
+    kit=$(lock_holder_kit)
+    if [[ -n $kit && $kit != "$STATE_DIR" ]]; then
+      # another kit with the same SERVICE_NAME: its run is not this kit's to stop or wait for
+      die "setting 'SERVICE_NAME' has bad value '$SERVICE_NAME': another kit (STATE_DIR '$kit') uses that name and holds its lock ('$cmd', pid $pid): give each kit a SERVICE_NAME of its own"
+    elif [[ $what == run && $cmd == run ]]; then
       die "another ./test-samba.sh run is measuring this test server (pid $pid): wait for it to finish"
     elif [[ $what == stop || $what == cleanup ]] && [[ $cmd == run ]] && lock_holder_is_run "$pid"; then
       log "$what: a test run (pid $pid) is measuring this server: stopping it first"
@@ -65,7 +78,7 @@ lock_take() {
     fi
   fi
   rm -f -- "$file.stop"
-  printf '%s %s\n' "$$" "$what" >"$file.holder"
+  printf '%s %s\nkit %s\n' "$$" "$what" "$STATE_DIR" >"$file.holder"
 }
 
 # lock_stop_run WHAT PID FILE: stop the test run PID that holds the lock FILE, for WHAT: name

@@ -20,10 +20,10 @@ redirect_nft() {
 # redirect_ruleset: print the nft script that (re)creates the kit's table atomically.
 redirect_ruleset() {
   cat <<NFT
-table ip $NFT_TABLE { comment "$REDIRECT_MARK"; }
+table ip $NFT_TABLE { comment "$REDIRECT_MARK $STATE_DIR"; }
 delete table ip $NFT_TABLE
 table ip $NFT_TABLE {
-  comment "$REDIRECT_MARK"
+  comment "$REDIRECT_MARK $STATE_DIR"
   chain output {
     type nat hook output priority -100; policy accept;
     ip daddr $CLIENT_ADDR tcp dport 445 dnat to $SERVER_ADDR:$TEST_PORT
@@ -32,21 +32,49 @@ table ip $NFT_TABLE {
 NFT
 }
 
-# redirect_table_state TABLE: print 'kit' when 'ip TABLE' exists with the kit's comment,
-# 'foreign' when it exists without it; 1 when it does not exist.
+# redirect_table_state TABLE: print 'kit' when 'ip TABLE' exists and is this kit's (its comment
+# names this kit's STATE_DIR, or is the plain mark of earlier versions and the state names
+# TABLE), 'foreign' when it has no kit comment, else 'kit STATE_DIR' of the other kit (or 'kit'
+# and nothing: an earlier version's table the state does not name); 1 when it does not exist.
 redirect_table_state() {
-  local text
+  local text comment='' owner
   text=$(redirect_nft list table ip "$1" 2>/dev/null) || return 1
-  if grep -qxF $'\tcomment "'"$REDIRECT_MARK"'"' <<<"$text"; then echo kit; else echo foreign; fi
+  [[ $text =~ $'\n\tcomment "'([^\"]*)'"' ]] && comment=${BASH_REMATCH[1]}
+  if ! owner=$(state_mark_owner "$REDIRECT_MARK" "$comment"); then
+    echo foreign
+  elif [[ $owner == this || ($owner == legacy && ${KIT_NFT_TABLE:-} == "$1") ]]; then
+    echo kit
+  elif [[ $owner == legacy ]]; then
+    echo 'kit '
+  else
+    printf 'kit %s\n' "$owner"
+  fi
+}
+
+# redirect_whose STATE: the words for a table of state STATE that is not this kit's.
+redirect_whose() {
+  case $1 in
+    foreign) echo "not made by the kit" ;;
+    'kit ') echo "made by a kit whose state does not name it (another kit, or one of an earlier version)" ;;
+    *) echo "another kit's (STATE_DIR '${1#kit }')" ;;
+  esac
 }
 
 # redirect_check: die when NFT_TABLE names a table that exists and is not the kit's, or when a
 # program serves CLIENT_ADDR:445 (see redirect_check_client).
 redirect_check() {
   redirect_check_client
+  local st other
   common_have nft || return 0
-  [[ $(redirect_table_state "$NFT_TABLE") != foreign ]] ||
+  st=$(redirect_table_state "$NFT_TABLE") || st=''
+  [[ $st != foreign ]] ||
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which exists and is not the kit's (no kit comment): set NFT_TABLE to a new name"
+  [[ -z $st || $st == kit ]] ||
+    die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which is $(redirect_whose "$st"): set NFT_TABLE to a new name"
+  other=$(redirect_nft list ruleset 2>/dev/null | awk -v t="ip $NFT_TABLE" -v a="ip daddr $CLIENT_ADDR tcp dport 445 " '
+    /^table / { name = $2 " " $3 } index($0, a) && name != t { print name; exit }') || other=''
+  [[ -z $other ]] ||
+    die "setting 'CLIENT_ADDR' has bad value '$CLIENT_ADDR': the nftables table '$other' already redirects its port 445 (another kit's, or the host's): use another loopback address"
 }
 
 # redirect_check_client: die naming the program when one listens on CLIENT_ADDR:445 itself
@@ -80,7 +108,7 @@ redirect_delete() {
   local st
   st=$(redirect_table_state "$1") || return 0
   if [[ $st != kit ]]; then
-    log "kept nftables table 'ip $1': not made by the kit"
+    log "kept nftables table 'ip $1': $(redirect_whose "$st")"
     return 0
   fi
   redirect_nft delete table ip "$1" || die "could not remove the nftables table 'ip $1'"

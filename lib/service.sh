@@ -42,12 +42,15 @@ service_smbd() {
 }
 
 # service_unit_file_is_kit FILE: true when FILE is a regular file whose first line is exactly
-# the kit's marker line.
+# this kit's marker line ('# MARKER STATE_DIR'; earlier versions' '# MARKER' alone when the
+# state names the unit): another kit's unit of that name is not this kit's.
 service_unit_file_is_kit() {
-  local line=''
+  local line='' owner
   [[ -f $1 && ! -L $1 ]] || return 1
   read -r line <"$1" || true
-  [[ $line == "# $SERVICE_MARKER" ]]
+  [[ $line == '# '* ]] || return 1
+  owner=$(state_mark_owner "$SERVICE_MARKER" "${line#'# '}") || return 1
+  [[ $owner == this || ($owner == legacy && ${KIT_UNIT:-} == "${1##*/}") ]]
 }
 
 # service_unit_is_kit UNIT: true when systemd loads UNIT from the kit's unit file (the path
@@ -211,7 +214,7 @@ service_unit_install() {
   tmp=$(mktemp "$file.XXXXXX")
   common_tmp_track "$tmp"
   smbconf_render_template "$1/templates/smbd-perf-test.service.in" \
-    "MARKER=$SERVICE_MARKER" "SERVER_ADDR=$SERVER_ADDR" "TEST_PORT=$TEST_PORT" \
+    "MARKER=$SERVICE_MARKER $STATE_DIR" "SERVER_ADDR=$SERVER_ADDR" "TEST_PORT=$TEST_PORT" \
     "STATE_DIR=$STATE_DIR" "LIMIT_NOFILE=$(service_limit_nofile)" "SMBD=$(service_smbd)" \
     "KIT_CONF=$KIT_CONF" >"$tmp"
   chmod 0644 "$tmp"

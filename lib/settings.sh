@@ -325,6 +325,8 @@ settings_validate() {
     global | homes | printers | print\$ | ipc\$) settings_bad SHARE_NAME "is a reserved share name" ;;
   esac
   for key in SHARE_DIR MOUNT_POINT CONF_DIR LOG_DIR STATE_DIR; do settings_path "$key"; done
+  # STATE_DIR names this kit in the marks of its user, nft table and unit (nft: 128 characters)
+  ((${#STATE_DIR} <= 100)) || settings_bad STATE_DIR "must be at most 100 characters: it names this kit in the marks of its user, table and unit"
   for a in SHARE_DIR MOUNT_POINT CONF_DIR LOG_DIR STATE_DIR; do
     for b in SHARE_DIR MOUNT_POINT CONF_DIR LOG_DIR STATE_DIR; do
       [[ $a == "$b" ]] && continue

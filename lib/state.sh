@@ -34,6 +34,23 @@ state_path_safe() {
   done
 }
 
+# state_mark_owner BASE TEXT: which kit a mark names. A mark is "BASE STATE_DIR": print 'this'
+# for this kit's, 'legacy' for BASE alone (earlier versions named no kit: the state file, which
+# is this kit's, must name the thing), the other kit's STATE_DIR for another's; 1 when TEXT is no
+# kit mark at all.
+state_mark_owner() {
+  local base=$1 text=$2
+  if [[ $text == "$base $STATE_DIR" ]]; then
+    echo this
+  elif [[ $text == "$base" ]]; then
+    echo legacy
+  elif [[ $text == "$base /"* ]]; then
+    printf '%s\n' "${text#"$base "}"
+  else
+    return 1
+  fi
+}
+
 # state_check_file: die unless the state file and its folders are root's alone.
 state_check_file() {
   state_path_safe "$KIT_STATE_FILE" "the kit's state file"

@@ -26,6 +26,23 @@ setup() {
   kit_require_cmd smbd smbclient nft ss python3 flock
 }
 
+teardown() {
+  # a second kit a test made: cleaned up with its own settings
+  if [[ -n ${KITB:-} ]]; then KIT_SETTINGS=$KITB.conf "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true; fi
+  if [[ -n ${RUNPID:-} ]]; then kill "$RUNPID" 2>/dev/null || true; fi
+  return 0
+}
+
+# kitb_settings: write KITB.conf, a second kit's settings file: its own folders (under KITB),
+# port, address and names (the file's kit's with a 'b').
+kitb_settings() {
+  KITB=$BATS_TEST_TMPDIR/kitb
+  sed -e "s#$SRV_ROOT#$KITB#g" -e "s/^TEST_PORT=.*/TEST_PORT=$(kit_free_port 4451 4459)/" \
+    -e "s/^CLIENT_ADDR=.*/CLIENT_ADDR=127.0.0.25/" -e "s/^SERVICE_NAME=.*/SERVICE_NAME=${SRV_SERVICE}b/" \
+    -e "s/^TEST_USER=.*/TEST_USER=${SRV_USER}b/" -e "s/^NFT_TABLE=.*/NFT_TABLE=${SRV_TABLE}b/" \
+    "$SRV_SETTINGS" >"$KITB.conf"
+}
+
 # assert_names TEXT: the output names TEXT.
 assert_names() {
   [[ $output == *"$1"* ]] || fail "the message does not name '$1': $output"
@@ -58,4 +75,56 @@ assert_names() {
   assert_equal "$(stat -c '%u %g %a' "$d" "$SRV_ROOT/alice" "$SRV_ROOT/open")" "$before"
   assert_equal "$(find "$d" "$SRV_ROOT/alice" "$SRV_ROOT/open" -mindepth 1)" ""
   rm -rf "${SRV_ROOT:?}/theirs" "${SRV_ROOT:?}/alice" "${SRV_ROOT:?}/open"
+}
+
+# ---- 6. two kits on one host ------------------------------------------------------------------
+
+@test "6 two kits with different settings files: neither takes nor removes the other's user, table or run" {
+  local table passwd key value
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  kitb_settings
+  table=$(nft list table ip "$SRV_TABLE")
+  passwd=$(getent passwd "$SRV_USER")
+  # kit B given kit A's user, table or client address: its start is refused, its cleanup keeps them
+  for key in TEST_USER NFT_TABLE CLIENT_ADDR; do
+    case $key in
+      TEST_USER) value=$SRV_USER ;;
+      NFT_TABLE) value=$SRV_TABLE ;;
+      CLIENT_ADDR) value=$SRV_ADDR ;;
+    esac
+    run env KIT_SETTINGS="$KITB.conf" "$key=$value" "$KIT_ROOT/start-samba.sh"
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    case $key in
+      TEST_USER) assert_names "error: setting 'TEST_USER': user '$SRV_USER' exists and is another kit's (STATE_DIR '$SRV_ROOT/state'): set TEST_USER to a new name" ;;
+      NFT_TABLE) assert_names "error: setting 'NFT_TABLE' names the nftables table 'ip $SRV_TABLE', which is another kit's (STATE_DIR '$SRV_ROOT/state'): set NFT_TABLE to a new name" ;;
+      CLIENT_ADDR) assert_names "error: setting 'CLIENT_ADDR' has bad value '$SRV_ADDR': the nftables table 'ip $SRV_TABLE' already redirects its port 445" ;;
+    esac
+    run env KIT_SETTINGS="$KITB.conf" "$key=$value" "$KIT_ROOT/test-samba.sh" cleanup
+    assert_success
+    assert_equal "$(getent passwd "$SRV_USER")" "$passwd"
+    assert_equal "$(nft list table ip "$SRV_TABLE")" "$table"
+    [[ $key != TEST_USER ]] || assert_names "kept user '$SRV_USER': another kit's (STATE_DIR '$SRV_ROOT/state')"
+  done
+  # kit B with kit A's SERVICE_NAME while A measures: B neither stops A's run nor waits for it
+  DURATION=8 "$KIT_ROOT/test-samba.sh" login >"$BATS_TEST_TMPDIR/run.out" 2>&1 &
+  RUNPID=$!
+  for _ in {1..100}; do grep -q ' run$' "/run/samba-perf-test/$SRV_SERVICE.lock.holder" 2>/dev/null && break; sleep 0.1; done
+  for cmd in start-samba.sh stop-samba.sh "test-samba.sh cleanup"; do
+    # shellcheck disable=SC2086 # the command and its argument
+    run env KIT_SETTINGS="$KITB.conf" SERVICE_NAME="$SRV_SERVICE" KIT_LOCK_WAIT_S=2 $KIT_ROOT/$cmd
+    assert_failure 1
+    assert_names "error: setting 'SERVICE_NAME' has bad value '$SRV_SERVICE': another kit (STATE_DIR '$SRV_ROOT/state') uses that name and holds its lock ('run', pid $RUNPID)"
+  done
+  kill -0 "$RUNPID" || fail "kit A's run was stopped: $(cat "$BATS_TEST_TMPDIR/run.out")"
+  wait "$RUNPID" || true
+  RUNPID=''
+  run grep -c interrupted "$BATS_TEST_TMPDIR/run.out"
+  assert_output 0
+  run srv_login "$SRV_ADDR"
+  assert_success
+  assert_equal "$(getent passwd "$SRV_USER")" "$passwd"
+  run "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
 }

@@ -353,7 +353,7 @@ NFT
   FOREIGN_PID=$!
   for _ in {1..50}; do grep -q locked "$BATS_TEST_TMPDIR/holder.out" && break; sleep 0.1; done
   local holder
-  holder=$(cut -d' ' -f1 "/run/samba-perf-test/$SRV_SERVICE.lock.holder")
+  holder=$(sed -n "1s/ .*//p" "/run/samba-perf-test/$SRV_SERVICE.lock.holder") # line 1: PID COMMAND
   for cmd in start-samba.sh stop-samba.sh "test-samba.sh cleanup"; do
     t0=$SECONDS
     # shellcheck disable=SC2086 # the command and its argument

@@ -48,7 +48,7 @@ setup() {
   run grep -c -E "^(username=$SRV_USER|password=[A-Za-z0-9]{24}|domain=[A-Z]+)$" "$SRV_ROOT/conf/credentials"
   assert_output 3
   run getent passwd "$SRV_USER"
-  assert_output --regexp ":samba perf test kit:[^:]*:(/usr/sbin/nologin|/sbin/nologin|/bin/false)$"
+  assert_output --regexp ":samba perf test kit $SRV_ROOT/state:[^:]*:(/usr/sbin/nologin|/sbin/nologin|/bin/false)$"
   for line in "smb ports = $SRV_PORT" "interfaces = 127.0.0.1/8" "bind interfaces only = Yes" \
     "disable netbios = Yes" "ncalrpc dir = $SRV_ROOT/state/ncalrpc" "private dir = $SRV_ROOT/state/private" \
     "pid directory = $SRV_ROOT/state/pid" "load printers = No"; do
