@@ -64,6 +64,15 @@ child_partial_remove() {
   CHILD_PARTIAL=()
 }
 
+# child_close_lock: in a child, before it execs: close the kit's lock (lib/lock.sh). A helper
+# that kept it would hold the lock after a killed run (SIGKILL runs no trap), until its time
+# limit: every later start, stop and cleanup would wait for it and give up.
+child_close_lock() {
+  if [[ -n ${LOCK_FD:-} ]]; then exec {LOCK_FD}>&-; fi
+  if [[ -n ${RUN_LOCK_FD:-} ]]; then exec {RUN_LOCK_FD}>&-; fi
+  if [[ -n ${LOCK_SWEEP_FD:-} ]]; then exec {LOCK_SWEEP_FD}>&-; fi
+}
+
 # child_start [-e FUNC] [-2 ERR] LIMIT_S OUT CMD...: start CMD in the background under timeout
 # (its own process group), stdout to OUT, stderr appended to ERR (default: OUT without its
 # extension + .err), stdin /dev/null; FUNC runs in the child just before CMD. Sets CHILD_PID.
@@ -81,6 +90,7 @@ child_start() {
   shift 2
   CHILD_ERR=${err:-${out%.*}.err}
   (
+    child_close_lock
     "$enter"
     exec timeout -k 5 "$limit" "$@"
   ) >"$out" 2>>"$CHILD_ERR" </dev/null &
@@ -131,6 +141,7 @@ child_hold_start() {
   mkfifo -m 0600 "$fifo"
   CHILD_ERR=${3%.*}.err
   (
+    child_close_lock
     # inside a measurement (measure_begin): the probes' enter (the client cgroup)
     if [[ -n ${MEASURE_WORK:-} ]]; then measure_enter; fi
     exec timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test"

@@ -34,6 +34,17 @@ lock_holder_is_run() {
   tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q 'test-samba\.sh'
 }
 
+# lock_open_by FILE: name the processes but this one that have FILE open ("'fio' (pid 12)").
+lock_open_by() {
+  local pids p out=''
+  pids=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$1" 2>/dev/null | cut -d/ -f3 | sort -un)
+  for p in $pids; do
+    [[ $p != "$$" && -r /proc/$p/comm ]] || continue
+    out+="${out:+, }'$(cat "/proc/$p/comm" 2>/dev/null)' (pid $p)"
+  done
+  printf '%s\n' "${out:-an unknown process}"
+}
+
 # lock_open FILE: make the kit's lock folder where it is missing (root's, checked), refuse a
 # link at FILE or beside it (FILE.holder, FILE.stop), and open FILE for appending on the fd whose
 # number goes into LOCK_OPENED.
@@ -73,8 +84,11 @@ lock_take() {
         die "the test run (pid $pid) did not stop within $LOCK_WAIT_S s; try again when it has finished"
     else
       log "waiting up to $LOCK_WAIT_S s for '$cmd' (pid $pid) to release the kit's lock '$file'"
-      flock -w "$LOCK_WAIT_S" "$LOCK_FD" ||
+      if ! flock -w "$LOCK_WAIT_S" "$LOCK_FD"; then
+        [[ -d /proc/$pid ]] ||
+          die "the kit's lock '$file' is still open in $(lock_open_by "$file"), though '$cmd' (pid $pid), which took it, has ended (killed?): stop what holds it, then try again"
         die "the kit is busy: '$cmd' (pid $pid) holds the lock '$file'; try again when it has finished"
+      fi
     fi
   fi
   rm -f -- "$file.stop"

@@ -128,3 +128,23 @@ assert_names() {
   run "$KIT_ROOT/test-samba.sh" cleanup
   assert_success
 }
+
+@test "6 a SIGKILLed run leaves no helper holding the kit's lock: stop and cleanup go on at once" {
+  local runpid t0
+  run "$KIT_ROOT/start-samba.sh"
+  assert_success
+  DURATION=30 "$KIT_ROOT/test-samba.sh" login >"$BATS_TEST_TMPDIR/run.out" 2>&1 &
+  runpid=$!
+  # killed while its helper measures
+  for _ in {1..200}; do pgrep -f -- "smb-login-storm.*//$SRV_ADDR/" >/dev/null && break; sleep 0.1; done
+  pgrep -f -- "smb-login-storm.*//$SRV_ADDR/" >/dev/null || fail "the helper did not start: $(cat "$BATS_TEST_TMPDIR/run.out")"
+  kill -KILL "$runpid"
+  wait "$runpid" || true
+  t0=$SECONDS
+  run env KIT_LOCK_WAIT_S=3 "$KIT_ROOT/stop-samba.sh"
+  assert_success
+  ((SECONDS - t0 <= 25)) || fail "stop took $((SECONDS - t0)) s"
+  run env KIT_LOCK_WAIT_S=3 "$KIT_ROOT/test-samba.sh" cleanup
+  assert_success
+  srv_assert_clean
+}
