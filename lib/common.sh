@@ -67,9 +67,11 @@ common_version() {
 
 # common_test_hooks: the variables that let a test point the kit at a fake system (DEPS_ROOT,
 # FIO_DROP_CACHES_FILE) steer what root writes, deletes and runs: an entry script drops them,
-# with a warning, unless KIT_TEST_HOOKS=1 says a test set them on purpose.
+# with a warning, unless KIT_TEST_HOOKS=1 says a test set them on purpose. TMPDIR is checked
+# always (common_tmpdir_check).
 common_test_hooks() {
   local v
+  common_tmpdir_check
   [[ ${KIT_TEST_HOOKS:-} == 1 ]] && return 0
   for v in DEPS_ROOT FIO_DROP_CACHES_FILE; do
     if [[ -v $v ]]; then
@@ -77,6 +79,32 @@ common_test_hooks() {
       unset "$v"
     fi
   done
+}
+
+# common_tmpdir_check: drop TMPDIR, with a warning, unless it is a folder that it and every
+# folder above it are this user's or root's and writable by no one else (a sticky folder such
+# as /tmp is fine): another user could swap a temporary folder made there for a link, and root
+# would write, or remove, through it. mktemp then uses /tmp.
+common_tmpdir_check() {
+  local p me st uid mode why=''
+  [[ -v TMPDIR ]] || return 0
+  me=$(id -u)
+  p=$(realpath -e -- "$TMPDIR" 2>/dev/null) || p=''
+  [[ -d $p ]] || why="not a folder"
+  while [[ -z $why ]]; do
+    st=$(stat -c '%u %a' -- "$p" 2>/dev/null) || st='x 0'
+    uid=${st% *} mode=$((8#${st#* }))
+    if [[ $uid != 0 && $uid != "$me" ]]; then
+      why="'$p' is owned by uid $uid"
+    elif ((mode & 8#022 && !(mode & 8#1000))); then
+      why="'$p' is writable by group or others (mode ${st#* })"
+    fi
+    [[ $p != / ]] || break
+    p=${p%/*} && p=${p:-/}
+  done
+  [[ -n $why ]] || return 0
+  warn "ignoring TMPDIR='$TMPDIR': $why; temporary files go to /tmp"
+  unset TMPDIR
 }
 
 # common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes

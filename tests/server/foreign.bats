@@ -30,6 +30,10 @@ teardown() {
   # a second kit a test made: cleaned up with its own settings
   if [[ -n ${KITB:-} ]]; then KIT_SETTINGS=$KITB.conf "$KIT_ROOT/test-samba.sh" cleanup >/dev/null 2>&1 || true; fi
   if [[ -n ${RUNPID:-} ]]; then kill "$RUNPID" 2>/dev/null || true; fi
+  local m
+  for m in "$BATS_TEST_TMPDIR/theirs" "$BATS_TEST_TMPDIR/open"; do
+    if mountpoint -q "$m"; then umount "$m" || true; fi
+  done
   return 0
 }
 
@@ -147,4 +151,31 @@ assert_names() {
   run env KIT_LOCK_WAIT_S=3 "$KIT_ROOT/test-samba.sh" cleanup
   assert_success
   srv_assert_clean
+}
+
+# ---- 7. test hooks and the environment ------------------------------------------------------
+
+@test "7 a TMPDIR another user owns or can write is not used: a warning naming it, nothing made there" {
+  local t=$BATS_TEST_TMPDIR s out
+  cp -r "$KIT_ROOT/tests/fixtures/run-pass" "$t/run"
+  mkdir -p "$t/theirs" "$t/open"
+  # read-only file systems: whatever the kit made there would fail (root may write anywhere else)
+  mount -t tmpfs -o ro,uid=65534,mode=0755 tmpfs "$t/theirs"
+  mount -t tmpfs -o ro,mode=0777 tmpfs "$t/open"
+  for s in theirs open; do
+    case $s in
+      theirs) out="'$t/theirs' is owned by uid $(id -u nobody)" ;;
+      open) out="'$t/open' is writable by group or others (mode 777)" ;;
+    esac
+    run env TMPDIR="$t/$s" "$KIT_ROOT/test-samba.sh" report "$t/run"
+    assert_success
+    assert_line "warning: ignoring TMPDIR='$t/$s': $out; temporary files go to /tmp"
+    refute_output --partial 'Read-only file system'
+    run env TMPDIR="$t/$s" "$KIT_ROOT/stop-samba.sh" --version
+    assert_line "warning: ignoring TMPDIR='$t/$s': $out; temporary files go to /tmp"
+  done
+  # the caller's own folder (root's, 0700) is used without a word
+  run env TMPDIR="$t" "$KIT_ROOT/test-samba.sh" report "$t/run"
+  assert_success
+  refute_output --partial 'TMPDIR'
 }
