@@ -71,10 +71,12 @@ redirect_check() {
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which exists and is not the kit's (no kit comment): set NFT_TABLE to a new name"
   [[ -z $st || $st == kit ]] ||
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which is $(redirect_whose "$st"): set NFT_TABLE to a new name"
-  other=$(redirect_nft list ruleset 2>/dev/null | awk -v t="ip $NFT_TABLE" -v a="ip daddr $CLIENT_ADDR tcp dport 445 " '
-    /^table / { name = $2 " " $3 } index($0, a) && name != t { print name; exit }') || other=''
-  [[ -z $other ]] ||
+  # another table that redirects CLIENT_ADDR:445 (this kit's own under an earlier NFT_TABLE is fine)
+  while read -r other; do
+    [[ $other == "ip "* && $(redirect_table_state "${other#ip }") == kit ]] && continue
     die "setting 'CLIENT_ADDR' has bad value '$CLIENT_ADDR': the nftables table '$other' already redirects its port 445 (another kit's, or the host's): use another loopback address"
+  done < <(redirect_nft list ruleset 2>/dev/null | awk -v t="ip $NFT_TABLE" -v a="ip daddr $CLIENT_ADDR tcp dport 445 " '
+    /^table / { name = $2 " " $3 } index($0, a) && name != t && !seen[name]++ { print name }')
 }
 
 # redirect_check_client: die naming the program when one listens on CLIENT_ADDR:445 itself
