@@ -52,6 +52,7 @@ usage() {
 
 # report_command ARG...: 'test-samba.sh report ...'.
 report_command() {
+  local why
   case ${1:-} in
     --advice-md)
       (($# == 1)) || usage_die "report --advice-md takes no arguments"
@@ -67,6 +68,10 @@ report_command() {
     '' | -*) usage_die "report needs a run folder" ;;
     *)
       (($# == 1)) || usage_die "report takes one run folder"
+      # report writes into the folder: only into one no other user can change under it
+      if [[ -d $1 ]] && why=$(common_folder_unsafe "$1"); then
+        die "cannot write the report into '$1': $why: copy the run folder into a folder of your own (cp -r) and report the copy"
+      fi
       report_write "$1"
       ;;
   esac

@@ -81,28 +81,45 @@ common_test_hooks() {
   done
 }
 
-# common_tmpdir_check: drop TMPDIR, with a warning, unless it is a folder that it and every
-# folder above it are this user's or root's and writable by no one else (a sticky folder such
-# as /tmp is fine): another user could swap a temporary folder made there for a link, and root
-# would write, or remove, through it. mktemp then uses /tmp.
-common_tmpdir_check() {
-  local p me st uid mode why=''
-  [[ -v TMPDIR ]] || return 0
+# common_folder_unsafe DIR: print why another user could change what is written in folder DIR
+# (resolved) and return 0; 1 when DIR and every folder above it are this user's or root's and
+# writable by no one else (a sticky folder such as /tmp is fine above DIR, and as DIR itself
+# only with 'sticky'). Such a user could swap a file or folder made there for a link, and the
+# kit would write, or remove, through it.
+common_folder_unsafe() {
+  local p me st uid mode first=1
   me=$(id -u)
-  p=$(realpath -e -- "$TMPDIR" 2>/dev/null) || p=''
-  [[ -d $p ]] || why="not a folder"
-  while [[ -z $why ]]; do
+  p=$(realpath -e -- "$1" 2>/dev/null) || p=''
+  [[ -d $p ]] || {
+    echo "'$1' is not a folder"
+    return 0
+  }
+  while :; do
     st=$(stat -c '%u %a' -- "$p" 2>/dev/null) || st='x 0'
     uid=${st% *} mode=$((8#${st#* }))
     if [[ $uid != 0 && $uid != "$me" ]]; then
-      why="'$p' is owned by uid $uid"
-    elif ((mode & 8#022 && !(mode & 8#1000))); then
-      why="'$p' is writable by group or others (mode ${st#* })"
+      echo "'$p' is owned by uid $uid"
+      return 0
     fi
-    [[ $p != / ]] || break
+    if ((mode & 8#022)); then
+      if ! ((mode & 8#1000)) || { ((first)) && [[ ${2:-} != sticky ]]; }; then
+        echo "'$p' is writable by group or others (mode ${st#* })"
+        return 0
+      fi
+    fi
+    first=0
+    [[ $p != / ]] || return 1
     p=${p%/*} && p=${p:-/}
   done
-  [[ -n $why ]] || return 0
+}
+
+# common_tmpdir_check: drop TMPDIR, with a warning, when common_folder_unsafe finds another user
+# could change what is made there (root's temporary folders, swapped for links); mktemp then
+# uses /tmp.
+common_tmpdir_check() {
+  local why
+  [[ -v TMPDIR ]] || return 0
+  why=$(common_folder_unsafe "$TMPDIR" sticky) || return 0
   warn "ignoring TMPDIR='$TMPDIR': $why; temporary files go to /tmp"
   unset TMPDIR
 }

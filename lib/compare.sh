@@ -211,7 +211,7 @@ compare_pictures() {
 
 # compare_main [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
 compare_main() {
-  local conf=95 band='' out='' dir i tmp status
+  local conf=95 band='' out='' dir i tmp status why
   local labels=ABCDEFGHIJKLMNOPQRSTUVWXYZ
   local -a runs=()
   # options may come before or after the folders (git style); '--' ends them
@@ -257,6 +257,7 @@ compare_main() {
   for dir in "$@"; do compare_check_run "$dir"; done
   if [[ -n $out ]]; then
     mkdir -p -- "$out" 2>/dev/null || compare_bad "cannot make the folder '$out'"
+    if why=$(common_folder_unsafe "$out"); then compare_bad "cannot write the comparison into '$out': $why: use a folder of your own"; fi
   else
     out=$(compare_out_dir "$1") || exit 2
   fi

@@ -179,3 +179,33 @@ assert_names() {
   assert_success
   refute_output --partial 'TMPDIR'
 }
+
+# ---- 2. run folders are data, from anyone ---------------------------------------------------
+
+@test "2 report and compare -o write into no folder another user owns or can change; nothing there changes" {
+  local t=$BATS_TEST_TMPDIR before
+  cp -r "$KIT_ROOT/tests/fixtures/run-pass" "$t/theirs"
+  chown -R nobody "$t/theirs"
+  mkdir -m 0755 "$t/alice"
+  cp -r "$KIT_ROOT/tests/fixtures/run-pass" "$t/alice/mine"
+  chown nobody "$t/alice"
+  mkdir -m 0777 "$t/open"
+  before=$(find "$t/theirs" "$t/alice" "$t/open" -printf '%p %u %m %s %T@\n' | sort)
+  run "$KIT_ROOT/test-samba.sh" report "$t/theirs"
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_output "error: cannot write the report into '$t/theirs': '$t/theirs' is owned by uid $(id -u nobody): copy the run folder into a folder of your own (cp -r) and report the copy"
+  run "$KIT_ROOT/test-samba.sh" report "$t/alice/mine"
+  assert_failure 1
+  assert_output --partial "error: cannot write the report into '$t/alice/mine': '$t/alice' is owned by uid $(id -u nobody)"
+  run "$KIT_ROOT/test-samba.sh" compare -o "$t/open" "$t/theirs" "$t/alice/mine"
+  assert_failure 2
+  assert_output --partial "error: cannot write the comparison into '$t/open': '$t/open' is writable by group or others (mode 777)"
+  assert_equal "$(find "$t/theirs" "$t/alice" "$t/open" -printf '%p %u %m %s %T@\n' | sort)" "$before"
+  # a copy of one's own is reported
+  cp -r "$t/theirs" "$t/copy"
+  chown -R root "$t/copy"
+  run "$KIT_ROOT/test-samba.sh" report "$t/copy"
+  assert_success
+  [[ -s $t/copy/report.md ]] || fail "no report in the copy"
+}
