@@ -92,6 +92,10 @@ main() {
   settings_load "$KIT_ROOT"
   common_require_root
   lock_take start
+  state_load || true
+  # what a killed run left in the clients' cgroup (lib/probes/clientcpu.sh)
+  # shellcheck source=lib/probes/clientcpu.sh
+  source "$KIT_ROOT/lib/probes/clientcpu.sh" && clientcpu_leftovers
   start_preflight
   common_check_space "$STATE_DIR" 16
   START_CHANGED=yes

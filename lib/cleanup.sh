@@ -18,10 +18,11 @@ cleanup_all() {
   common_require_root
   lock_take cleanup
   state_load || log "cleanup: no state file '$KIT_STATE_FILE': removing only what carries the kit's marks"
-  cleanup_stop
-  # the clients' cgroup (lib/probes/clientcpu.sh), left by a run that was killed, when empty
+  # the clients' cgroup (lib/probes/clientcpu.sh): what a killed run left in it, then the cgroup
   # shellcheck source=lib/probes/clientcpu.sh
-  source "$KIT_ROOT/lib/probes/clientcpu.sh" && clientcpu_remove
+  source "$KIT_ROOT/lib/probes/clientcpu.sh" && clientcpu_leftovers
+  cleanup_stop
+  clientcpu_remove
   service_unit_remove
   account_remove
   account_remove_old

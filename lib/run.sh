@@ -43,6 +43,9 @@ run_require_started() {
     die "the test server is not running: run ./start-samba.sh first"
   fi
   lock_take run && RUN_LOCK_FD=$LOCK_FD # lib/lock.sh: one lock for start, stop, cleanup, runs
+  # what a killed run left in the clients' cgroup
+  # shellcheck source=lib/probes/clientcpu.sh
+  source "$KIT_ROOT/lib/probes/clientcpu.sh" && clientcpu_leftovers
 }
 
 # run_service_start: service_start in a subshell (it dies on failure) without the run's lock

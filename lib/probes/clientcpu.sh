@@ -11,14 +11,19 @@
 #                                      user_us, system_us, machine_busy_us, window_s, nproc}
 #   clientcpu_remove                   remove the client cgroup when it is empty (cleanup)
 
-# clientcpu_cgroup: print the client cgroup folder, making it on first use; 1 when none can be
-# made (then the probe says why and the command runs where it is).
+# clientcpu_cgroup: print the client cgroup folder, making it on first use (named in the kit's
+# cgroup mark file, lib/service.sh); a cgroup of that name the kit did not make is not used. 1
+# when none can be had (then the probe says why and the command runs where it is).
 clientcpu_cgroup() {
   local root dir
   for root in "$(service_cgroup2_root 2>/dev/null)" "$(service_cgroup1_root 2>/dev/null)"; do
     [[ -n $root ]] || continue
     dir=$root/$SERVICE_NAME-clients
-    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
+    if [[ ! -d $dir ]]; then
+      printf '%s\n' "$dir" >>"$(service_cgroup_mark_file)" || continue
+      mkdir "$dir" 2>/dev/null || continue
+    fi
+    if service_cgroup_is_kit "$dir" && [[ -f $dir/cgroup.procs ]]; then
       printf '%s\n' "$dir"
       return 0
     fi
@@ -26,13 +31,42 @@ clientcpu_cgroup() {
   return 1
 }
 
+# clientcpu_leftovers: with the kit's lock held (no run of this kit measures), stop every process
+# left in the kit's client cgroup: a run killed with SIGKILL (which runs no trap) leaves its
+# load generators running to their time limit, loading the server. Says what it stopped.
+clientcpu_leftovers() {
+  local root dir p n names comm
+  for root in "$(service_cgroup2_root 2>/dev/null)" "$(service_cgroup1_root 2>/dev/null)"; do
+    dir=$root/$SERVICE_NAME-clients
+    if [[ -z $root || ! -d $dir ]] || ! service_cgroup_is_kit "$dir"; then continue; fi
+    n=0 names='' # each name once: a load generator has many workers
+    while read -r p; do
+      comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue # gone already
+      [[ " $names " == *" '$comm' "* ]] || names+=" '$comm'"
+      kill -TERM "$p" 2>/dev/null || true
+      n=$((n + 1))
+    done <"$dir/cgroup.procs"
+    ((n > 0)) || continue
+    if ! common_wait_until 5 0.1 clientcpu_empty "$dir"; then
+      while read -r p; do kill -KILL "$p" 2>/dev/null || true; done <"$dir/cgroup.procs"
+    fi
+    log "cleaned up after a killed run: stopped $n processes (${names# }) left in the kit's cgroup '$dir'"
+  done
+  return 0
+}
+
+# clientcpu_empty DIR: true when the cgroup DIR holds no process.
+clientcpu_empty() {
+  [[ -z $(cat "$1/cgroup.procs" 2>/dev/null) ]]
+}
+
 # clientcpu_remove: remove the client cgroup when nothing is left in it.
 clientcpu_remove() {
   local root dir
   for root in "$(service_cgroup2_root 2>/dev/null)" "$(service_cgroup1_root 2>/dev/null)"; do
     dir=$root/$SERVICE_NAME-clients
-    [[ -n $root && -d $dir ]] || continue
-    [[ -z $(cat "$dir/cgroup.procs" 2>/dev/null) ]] && rmdir "$dir" 2>/dev/null
+    if [[ -z $root || ! -d $dir ]] || ! service_cgroup_is_kit "$dir"; then continue; fi
+    clientcpu_empty "$dir" && rmdir "$dir" 2>/dev/null
   done
   return 0
 }
