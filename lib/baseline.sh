@@ -56,7 +56,13 @@ baseline_files() {
 baseline_make_files() {
   local n=$1 dir=$2 i f size need=0
   for ((i = 0; i < n; i++)); do
-    size=$(stat -c %s "$dir/data.$i" 2>/dev/null) || size=0
+    f=$dir/data.$i
+    # a link or other non-file of that name is removed, never written through (root runs fio)
+    if [[ -L $f || (-e $f && ! -f $f) ]]; then
+      rm -rf --one-file-system -- "$f"
+      log "      removed '$f': not a file (the kit follows no link in the share)"
+    fi
+    size=$(stat -c %s "$f" 2>/dev/null) || size=0
     ((size >= DATA_FILE_MB * 1048576)) || need=$((need + DATA_FILE_MB))
   done
   BASELINE_ROOM=$(common_room "$dir" $((need + 64))) || return 1
@@ -88,6 +94,10 @@ baseline_summary() {
 # (the file system type: findmnt's, else stat -f's). 1 with BASELINE_WHY (one line) when the baseline cannot run.
 baseline_prepare() {
   BASELINE_DIR=$(baseline_dir) BASELINE_WHY=''
+  if [[ -L $BASELINE_DIR || (-e $BASELINE_DIR && ! -d $BASELINE_DIR) ]]; then
+    rm -f -- "$BASELINE_DIR"
+    log "      removed '$BASELINE_DIR': not a folder (the kit follows no link in the share)"
+  fi
   if ! command -v fio >/dev/null 2>&1; then
     BASELINE_WHY="fio is not installed"
   elif ! mkdir -p "$BASELINE_DIR" 2>/dev/null; then

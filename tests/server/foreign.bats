@@ -81,6 +81,27 @@ assert_names() {
   rm -rf "${SRV_ROOT:?}/theirs" "${SRV_ROOT:?}/alice" "${SRV_ROOT:?}/open"
 }
 
+@test "1 the local-disk baseline follows no link planted in the share: its folder, its data files" {
+  local t=$BATS_TEST_TMPDIR
+  mkdir -m 0755 "$t/decoy" "$t/share" "$t/share2" "$t/share2/local-baseline"
+  printf 'keep\n' >"$t/decoy/data.0"
+  chown nobody:nogroup "$t/share" "$t/share2"
+  ln -s "$t/decoy" "$t/share/local-baseline"
+  ln -s "$t/decoy/data.0" "$t/share2/local-baseline/data.0"
+  for s in share share2; do
+    run env SHARE_DIR="$t/$s" DATA_FILE_MB=1 SEQ_STREAMS=1 RANDOM_JOBS=1 bash -c 'set -euo pipefail; KIT_ROOT=$1
+      source "$KIT_ROOT/lib/common.sh"
+      common_source_libs "$KIT_ROOT" baseline
+      baseline_prepare seqread
+      echo "dir=$BASELINE_DIR why=$BASELINE_WHY"' hs-baseline "$KIT_ROOT"
+    assert_success
+    assert_names "removed '$t/$s/local-baseline"
+    [[ -f $t/$s/local-baseline/data.0 && ! -L $t/$s/local-baseline/data.0 ]] || fail "$s: no data file of its own: $output"
+  done
+  assert_equal "$(cat "$t/decoy/data.0")" keep
+  assert_equal "$(find "$t/decoy" -mindepth 1)" "$t/decoy/data.0"
+}
+
 # ---- 6. two kits on one host ------------------------------------------------------------------
 
 @test "6 two kits with different settings files: neither takes nor removes the other's user, table or run" {
