@@ -70,9 +70,13 @@ baseline_make_files() {
     f=$dir/data.$i
     size=$(stat -c %s "$f" 2>/dev/null) || size=0
     ((size >= DATA_FILE_MB * 1048576)) && continue
-    if ! timeout $((DATA_FILE_MB / 5 + 120)) fio --name=create --filename="$f" --rw=write --bs=1M \
-      --iodepth=8 --ioengine=libaio --size="${DATA_FILE_MB}M" --end_fsync=1 \
-      --output-format=json --output=/dev/null >/dev/null 2>&1; then
+    # without the kit's lock (lib/child.sh): a killed run must not leave fio holding it
+    if ! (
+      if declare -F child_close_lock >/dev/null; then child_close_lock; fi
+      exec timeout $((DATA_FILE_MB / 5 + 120)) fio --name=create --filename="$f" --rw=write --bs=1M \
+        --iodepth=8 --ioengine=libaio --size="${DATA_FILE_MB}M" --end_fsync=1 \
+        --output-format=json --output=/dev/null >/dev/null 2>&1
+    ); then
       rm -f "$f"
       return 1
     fi
