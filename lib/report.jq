@@ -69,18 +69,24 @@ def table($l):
 def details_md:
   .metric as $m
   | (.details // {}) | (.labels // {}) as $l
-  | (to_entries[]
-     | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)
-     | if .key == "repeats" and (.value | type) == "array" then
-         # one line: each repeat's figure and verdict, the why of a failed one
-         "- repeats: \(.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"
-       elif (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object" then
-         "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)), ""
-       else "- \($l[.key] // (.key | key_label)): \(.value | show($l))"
-       end),
+  | [to_entries[] | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)] as $e
+  | ([$e[] | select(.key != "repeats" and .key != "disturbed" and
+       ((.value | type) != "array" or (.value | length) == 0 or (.value[0] | type) != "object"))]
+     | if length > 0 then "- " + (map("\($l[.key] // (.key | key_label)): \(.value | show($l))") | join("; ")) else empty end),
+    ($e[] | select(.key == "repeats" and (.value | type) == "array")
+     # one line: each repeat's figure and verdict, the why of a failed one
+     | "- repeats: \(.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"),
+    ($e[] | select(.key == "disturbed" and (.value | type) == "array" and length > 0)
+     # one line: which repeats were disturbed, by what, and whether they were measured again
+     | "- disturbed: \(.value | map("repeat \(.repeat) (\(.reason); \(if .replaced then "measured again, the first kept in raw/ as '\(.tag)'" else "kept" end))") | join("; "))"),
     (.figures // [] | if length > 0 then
        "- \(length) further figure\(if length > 1 then "s" else "" end) moved between the repeats (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
-     else empty end);
+     else empty end),
+    ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object")
+     | "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)));
+
+# first_sentence: a text up to its first full stop that ends a sentence.
+def first_sentence: (capture("^(?<s>.*?[.])( |$)").s) // .;
 
 # slug: a heading's anchor as GitHub spells it (lower case, no punctuation but - and _,
 # spaces as -); lib/html.sh gives report.html's headings the same ids.
@@ -126,7 +132,7 @@ def verdict_md($c):
   "",
   "| Metric | Result | Target | Verdict | Why |",
   "|---|---|---|---|---|",
-  ($ms[] | "| [\(.metric)](#\((($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  ($ms[] | "| [\(.metric)](#\(if .status == "SKIP" then "not-measured" else (($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug end)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
   "",
   ([($s.warnings // [])[] | "system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "\($m): \(.)"]
    | if length > 0 then
@@ -166,33 +172,35 @@ def verdict_md($c):
   "",
   "",
   (if ($s.warnings // []) | length > 0 then "System warnings:", "", (($s.warnings // [])[] | "- \(.)"), "" else empty end),
-  ($ms[]
+  ($ms[] | select(.status != "SKIP")
    | . as $x
    | ($adv[$x.metric] // {}) as $a
    | "## \($a.title // $x.metric) (`\($x.metric)`)",
      "",
-     # a SKIP says why and nothing more (what the metric is: docs/metrics.md)
-     (if $x.status == "SKIP" then "**SKIP**: \($x.why // "not measured")."
-      else ($a.what // empty), "",
-        "**\($x.status)**: \(result_text) (target \(target_text))"
-        + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
-        + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end)
-      end),
+     ($a.what // empty | first_sentence | ., ""),
+     "**\($x.status)**: \(result_text) (target \(target_text))"
+       + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
+       + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end),
      ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
       | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
      "",
      details_md,
      ((.details.notes // []) | if length > 0 then "", (.[] | "- \(.)") else empty end),
      (if .details.server or .details.cpu then
-        "", "**Server view** (time inside smbd, not on the wire; see docs/metrics.md)", "",
-        (.details.server | sv_server_md), "", (.details.cpu | sv_cpu_md),
-        (.details.count_check | sv_check_md | "", .)
+        "", "**Server view** (time inside smbd, not on the wire; see docs/server-view.md)", "",
+        (.details.server | sv_server_md), (.details.cpu | sv_cpu_md | "- \(.)"),
+        (.details.count_check | sv_check_md | "- \(.)")
       else empty end),
      (if $r.charts != null and ($r.charts.why // null) == null then charts_md($r.charts; $x.metric) else empty end),
      ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
      (if $x.status == "FAIL" and $a.causes then
-        "", "### Likely causes", "", ($a.causes[] | "- \(.)"),
-        "", "### What to change", "", ($a.changes[] | "- \(.)")
+        "", "**Likely causes**: \($a.causes | join(" "))",
+        "", "**What to change**:", "", ($a.changes[] | "- \(.)")
       else empty end),
      ""),
+  # what was not measured, each once with its reason (what a metric is: docs/metrics.md)
+  ([$ms[] | select(.status == "SKIP")] | if length > 0 then
+     "## Not measured", "",
+     (.[] | "- \(($adv[.metric].title // .metric)) (`\(.metric)`): \(.why // "not measured")"), ""
+   else empty end),
   "Raw data: `raw/` (fio JSON and helper lines), per-metric objects: `metrics/`, everything merged: `results.json`."

@@ -171,7 +171,7 @@ def sv_server_md:
       (.commands[sv_top:] | if length == 0 then empty else
          "| \(length) other\(if length > 1 then "s" else "" end): \(map(.command) | join(", ")) | \(map(.calls) | add) | | \(if any(.[]; .share == null) then null else (map(.share) | add) end | profile_pct) | \(map(.bytes_in // 0) | add | sv_mb) | \(map(.bytes_out // 0) | add | sv_mb) |" end),
       "",
-      "connects: \(.connects), disconnects: \(.disconnects)\(
+      "- connects: \(.connects), disconnects: \(.disconnects)\(
         if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)\(
         if .level == "count" then "; smbd profiling level = count: calls only, no times" else "" end)"
     ] | join("\n"))

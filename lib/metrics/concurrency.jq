@@ -22,7 +22,7 @@ def step($n):
                   + (if $forks > 0 then ": fork() failed in log.smbd" elif $f.first_error then ": \($f.first_error)" else "" end)
                  else empty end),
                (if $e > 0 then "\($e) requests failed" + (if $f.first_error then ": \($f.first_error)" else "" end) else empty end),
-               (if $p == null then "no latency measured" elif $p > $max then "p99 \($p * 10 | round / 10) ms > \($max) ms"
+               (if $p == null then "no latency measured" elif $p > $max then "p99 \($p | num) ms > \($max) ms"
                  + (closed_loop_why($c; "clients"; $f.rate_per_s; "reads/s"; "p99"; $max) | if . then " (\(.))" else "" end)
                 else empty end),
                (if $f.ok != true and $f.error then $f.error else empty end)] | join("; "))}
@@ -32,7 +32,7 @@ def step($n):
 def step_line($n):
   step($n)
   | "\(if .connected != null and .connected < .clients then "stop" else "go" end)\t"
-    + "\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—") ms: "
+    + "\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—" | num) ms: "
     + (if .kept_up then "kept up" else "did not keep up (\(.why))" end);
 
 def verdict:

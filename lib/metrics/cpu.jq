@@ -38,7 +38,7 @@ def verdict:
       else
         {value: $r.per_read_us,
          view: [$r.run], view_of: "\(if $r.run == "randread" then "the randread run" else "cpu's own smb-readers run" end) alone, the one CPU per read comes from",
-         why: (if judge($r.per_read_us; "<="; $t) == "PASS" then "" else "\($r.per_read_us | fixed(1)) µs of smbd CPU per 4 KiB read is above \($t) µs" end),
+         why: (if judge($r.per_read_us; "<="; $t) == "PASS" then "" else "\($r.per_read_us | num) µs of smbd CPU per 4 KiB read is above \($t) µs" end),
          details: {per_read_us: $r.per_read_us, reads: $r.reads, per_gb_ms: $g.per_gb_ms, per_login_ms: $l,
            cpu_source: ((.["randread.evidence.json"] // .["cpu.readers.evidence.json"]).probes.cgcpu.source // ""),
            notes: (["CPU per read measured on \($r.method)."]

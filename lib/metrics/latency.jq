@@ -16,7 +16,7 @@ def verdict:
         | setting("TARGET_LATENCY_P99_MAX_MS") as $t
         | {value: $p99,
            why: (if ($s.requests // 0) == 0 then "no request completed in the steady run (fio counted 0 reads and writes): there is no latency to judge"
-                 elif judge($p99; "<="; $t) == "PASS" then "" else "p99 \($p99 // 0 | fixed(2)) ms is above \($t) ms" end),
+                 elif judge($p99; "<="; $t) == "PASS" then "" else "p99 \($p99 // 0 | num) ms is above \($t) ms" end),
            details: ($s | {lat_ms: (.mixed.lat_ms // null), due_lat_ms: $due, sent_p99_ms: $sent,
              read_lat_ms: .read.lat_ms, write_lat_ms: .write.lat_ms,
              asked_iops, achieved_iops, fio_busy_pct: .busy_pct, runtime_s,

@@ -12,7 +12,7 @@ def verdict:
       elif ($h.held // 0) == 0 or ($b | type) != "object" then
         {status: "FAIL", value: null, why: "no connection could be held: \($h.first_error // $h.error // "?")"}
       else (($b.pss_kb - $a.pss_kb) * 1024 / $h.held / 1e6) as $v
-        | [(if judge($v; "<="; $t) == "FAIL" then "\($v | fixed(2)) MB of PSS per connection is above \($t) MB" else empty end),
+        | [(if judge($v; "<="; $t) == "FAIL" then "\($v | num) MB of PSS per connection is above \($t) MB" else empty end),
            (if $h.held < $n then "only \($h.held) of \($n) connections could be held: \($h.first_error // "?")" else empty end)] as $fails
         | ($b.processes - $a.processes) as $dp
         | .["memory.settle.json"] as $settle

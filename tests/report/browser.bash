@@ -32,8 +32,8 @@ browser_console_errors() {
 # browser_probe FILE WIDTH HEIGHT: the DOM of a copy of FILE with a probe script added (and the
 # page's Content-Security-Policy, which forbids every script, taken out of the copy), after
 # load: a <pre id="probe"> whose lines are 'viewport W page-width PW', 'resources N' (what
-# the page fetched) and per inline chart 'svg W H plot W H' (its box on screen and the
-# bounding box of what its first plot drew).
+# the page fetched) and per inline chart 'svg W H plot W H text PX' (its box on screen, the
+# bounding box of what its first plot drew, and the smallest text on screen in CSS px).
 browser_probe() {
   local copy=${1%.html}.probe.html
   sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#</body>#<script>\
@@ -42,7 +42,9 @@ window.addEventListener("load", function () {\
     "resources " + performance.getEntriesByType("resource").length];\
   document.querySelectorAll("figure.chart svg").forEach(function (s) {\
     var r = s.getBoundingClientRect(), g = s.querySelector("[id$=gnuplot_plot_1]"), b = g ? g.getBBox() : {width: 0, height: 0};\
-    out.push("svg " + Math.round(r.width) + " " + Math.round(r.height) + " plot " + Math.round(b.width) + " " + Math.round(b.height));\
+    var vb = s.viewBox.baseVal, k = vb \&\& vb.width ? r.width / vb.width : 1, px = 1e9;\
+    s.querySelectorAll("text").forEach(function (t) { var f = parseFloat(getComputedStyle(t).fontSize) * k; if (f < px) px = f; });\
+    out.push("svg " + Math.round(r.width) + " " + Math.round(r.height) + " plot " + Math.round(b.width) + " " + Math.round(b.height) + " text " + (px < 1e9 ? px.toFixed(1) : "none"));\
   });\
   var p = document.createElement("pre"); p.id = "probe"; p.textContent = out.join("\\n"); document.body.appendChild(p);\
 });\
@@ -53,4 +55,29 @@ window.addEventListener("load", function () {\
 # png_colours PNG: print the number of distinct colours of a picture (ImageMagick).
 png_colours() {
   convert "$1" -format '%k' info:
+}
+
+# browser_pdf FILE PDF PAPER: print FILE to PDF on PAPER (A4 or letter) as a person's "print"
+# does (the page's print styles, no header or footer); the paper is set by a copy's @page rule.
+browser_pdf() {
+  local copy=${1%.html}.$3.html
+  sed "s#</head>#<style>@page { size: $3; }</style></head>#" "$1" >"$copy"
+  browser_run --no-pdf-header-footer --print-to-pdf="$2" "file://$copy" >/dev/null 2>&1
+}
+
+# pdf_pages PDF: print the number of pages of PDF (poppler's pdfinfo).
+pdf_pages() {
+  pdfinfo "$1" | awk '/^Pages:/ { print $2 }'
+}
+
+# pdf_fill PDF: print one line per page, 'PAGE PCT': how far down the page its last ink is, in %
+# of the page's height (a page that ends in a blank half shows about 50 or less).
+pdf_fill() {
+  local dir f
+  dir=$(mktemp -d "$BATS_TEST_TMPDIR/pages.XXXXXX")
+  pdftoppm -r 24 -gray "$1" "$dir/p"
+  for f in "$dir"/p-*.pgm; do
+    convert "$f" -fuzz 4% -format '%@ %h\n' info: |
+      awk -v p="$(basename "$f" .pgm)" '{ split($1, g, /[x+]/); printf "%s %d\n", substr(p, 3) + 0, (g[2] + g[4]) * 100 / $2 }'
+  done
 }

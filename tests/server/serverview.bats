@@ -171,7 +171,7 @@ calls() {
   # the six that took the most time one by one, the rest in one row (results.json has each)
   assert_line --partial '| GetInfo | 4 | 32.8 µs | < 0.1 % | '
   assert_line '| 2 others: Close, TreeDisconnect | 6 | | < 0.1 % | 0 | 0.001 |'
-  assert_line 'connects: 2, disconnects: 2'
+  assert_line -- '- connects: 2, disconnects: 2'
   # level 'count': calls only
   run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "count")}}}] | sv_server | sv_server_md'
   assert_line --index 2 --partial '| Read | 42333 | – | – | '
