@@ -72,7 +72,7 @@ copy_fixture() {
   # a SKIP is one line of the 'Not measured' section, which its row links to
   assert_line '| [seqwrite](#not-measured) | — | ≥ 200 MB/s | SKIP | kernel has no cifs support |'
   assert_line '## Not measured'
-  assert_line -- '- Sequential write (`seqwrite`): kernel has no cifs support'
+  assert_line -- "- Sequential write (\`seqwrite\`): kernel has no cifs support"
   refute_line --partial '## Sequential write'
   refute_output --partial 'Likely causes'
 }
