@@ -510,18 +510,26 @@ NFT
 
 # ---- 7. bounded and interruptible -----------------------------------------------------------
 
-# signal_at SIGNAL DELAY_S SCRIPT [ARG...]: run SCRIPT as its own process group, send SIGNAL to
-# the group after DELAY_S; print the exit status and the ms from the signal to the exit. INT and
+# signal_at SIGNAL DELAY_S|file:FILE SCRIPT [ARG...]: run SCRIPT as its own process group, send
+# SIGNAL to the group after DELAY_S, or 0.2 s after FILE exists (at most 30 s); print the exit
+# status and the ms from the signal to the exit. INT and
 # HUP start at their defaults, as in a terminal: a suite started under nohup ignores HUP, and bash
 # cannot trap a signal ignored when it starts.
 signal_at() {
   python3 - "$@" <<'PY'
 import os, signal, subprocess, sys, time
-sig, delay, cmd = getattr(signal, "SIG" + sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+sig, when, cmd = getattr(signal, "SIG" + sys.argv[1]), sys.argv[2], sys.argv[3:]
 p = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                      preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGHUP)])
-time.sleep(delay)
+if when.startswith("file:"):
+    # signal 0.2 s after FILE appears (at most 30 s): on a loaded host a fixed delay came too early
+    end = time.monotonic() + 30
+    while not os.path.exists(when[5:]) and p.poll() is None and time.monotonic() < end:
+        time.sleep(0.05)
+    time.sleep(0.2)
+else:
+    time.sleep(float(when))
 t = time.monotonic()
 try:
     os.killpg(p.pid, sig)
@@ -575,8 +583,8 @@ PY
   chmod +x "$bin/testparm"
   for sig in INT HUP; do
     rm -f "$BATS_TEST_TMPDIR/hung"
-    PATH=$bin:$PATH run signal_at "$sig" 2.5 "$KIT_ROOT/start-samba.sh"
-    [[ -e $BATS_TEST_TMPDIR/hung ]] || fail "the start did not reach testparm within 2.5 s: $output"
+    PATH=$bin:$PATH run signal_at "$sig" "file:$BATS_TEST_TMPDIR/hung" "$KIT_ROOT/start-samba.sh"
+    [[ -e $BATS_TEST_TMPDIR/hung ]] || fail "the start did not reach testparm within 30 s: $output"
     read -r rc took <<<"${lines[-1]}"
     ((took < 2000)) || fail "$sig during testparm: the start took $took ms to end (exit $rc)"
     sleep 0.2
