@@ -236,7 +236,7 @@ EOF
     run jq -r --arg m "$m" '.metrics[$m].details.count_check | "\(.what) \(.ok) \(.client == .server) \(.client == .kernel) \(.client > 0)"' "$RES"
     assert_output 'reads and writes (fio) true true true true'
   done
-  run grep -c "^Client against server: the client reported [0-9]* \(reads\|writes\|reads and writes\) (fio), smbd counted" "$OUT/run/report.md"
+  run grep -c "^- Client against server: the client reported [0-9]* \(reads\|writes\|reads and writes\) (fio), smbd counted" "$OUT/run/report.md"
   assert_output 6
 }
 

@@ -59,7 +59,7 @@ section() {
       and ([.commands[].share] | add | . > 0.999 and . < 1.001)' "$R"
     assert_success
     run section "$m"
-    assert_line '**Server view** (time inside smbd, not on the wire; see docs/metrics.md)'
+    assert_line '**Server view** (time inside smbd, not on the wire; see docs/server-view.md)'
     assert_line "| command | calls | mean server time | share of the server's time | MB in | MB out |"
     assert_line --regexp '^\| SessionSetup \| [0-9]+ \| [0-9.]+ (µs|ms) \| [0-9.<]+ ?[0-9.]* % \| [0-9.]+ \| [0-9.]+ \|$'
   done
@@ -83,7 +83,7 @@ section() {
   run jq -r '.metrics.concurrency.details.server.commands[] | select(.command == "Read") | .calls' "$R"
   assert_output "$(jq '.ops + .late_ops + .errors' "$W_RUN/raw/$step.json")"
   run section login
-  assert_line --regexp '^Client against server: the client reported [0-9]+ logins, smbd counted [0-9]+ \(equal; tolerance 1 %\)\.$'
+  assert_line --regexp '^- Client against server: the client reported [0-9]+ logins, smbd counted [0-9]+ \(equal; tolerance 1 %\)\.$'
   run jq -r '[.metrics[].warnings[] | select(test("the server counted"))] | length' "$R"
   assert_output 0
 }
