@@ -11,7 +11,8 @@
 # Running it again applies changed settings; what is in place is left alone.
 # A Samba of the host is never stopped, restarted or reconfigured.
 #
-# Exit status: 0 the server answers, 1 it could not be started, 2 usage error.
+# Exit status: 0 the server answers, 1 it could not be started, 2 usage error, 128+n ended by
+# signal n (Ctrl-C 130).
 set -euo pipefail
 umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 

@@ -5,7 +5,8 @@
 # Keeps the configuration, the test user and the share data: start-samba.sh starts it again,
 # './test-samba.sh cleanup' removes everything. A Samba of the host is never touched.
 #
-# Exit status: 0 stopped (or nothing was running), 1 something could not be stopped, 2 usage.
+# Exit status: 0 stopped (or nothing was running), 1 something could not be stopped, 2 usage,
+# 128+n ended by signal n (Ctrl-C 130).
 set -euo pipefail
 umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 

@@ -30,7 +30,8 @@
 # neither root nor a started kit.
 #
 # Exit status: 0 nothing failed (SKIP does not fail), 1 a metric failed or the run
-# could not be done, 2 usage error.
+# could not be done, 2 usage error, 128+n ended by signal n (Ctrl-C 130: the partial report
+# is written, marked incomplete).
 set -euo pipefail
 umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (secrets: 0600)
 
@@ -90,13 +91,7 @@ measure_command() {
   common_have jq || die "'jq' is missing: run ./start-samba.sh (it installs what the kit needs)"
   registry_load
   measure_load "$KIT_ROOT"
-  # the traps may fire inside a redirection (a probe's 2>>raw/NAME.err): keep the real stderr
-  # shellcheck disable=SC2034 # read by run_exit (lib/run.sh)
-  exec {RUN_STDERR_FD}>&2
-  trap run_exit EXIT
-  trap 'run_signal INT' INT
-  trap 'run_signal TERM' TERM
-  trap 'run_signal HUP' HUP
+  common_traps_init run_exit --keep-fds
   run_metrics
 }
 

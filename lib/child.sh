@@ -64,10 +64,12 @@ child_partial_remove() {
   CHILD_PARTIAL=()
 }
 
-# child_close_lock: in a child, before it execs: close the kit's lock (lib/lock.sh). A helper
-# that kept it would hold the lock after a killed run (SIGKILL runs no trap), until its time
-# limit: every later start, stop and cleanup would wait for it and give up.
+# child_close_lock: in a child, before it execs: close the kit's lock (lib/lock.sh) and the
+# run's kept stdout and stderr (common_traps_init --keep-fds). A helper that kept the lock would
+# hold it after a killed run (SIGKILL runs no trap), until its time limit: every later start,
+# stop and cleanup would wait for it and give up.
 child_close_lock() {
+  common_close_saved_fds
   if [[ -n ${LOCK_FD:-} ]]; then exec {LOCK_FD}>&-; fi
   if [[ -n ${RUN_LOCK_FD:-} ]]; then exec {RUN_LOCK_FD}>&-; fi
   if [[ -n ${LOCK_SWEEP_FD:-} ]]; then exec {LOCK_SWEEP_FD}>&-; fi

@@ -337,7 +337,9 @@ deps_install() {
     debian)
       (
         trap deps_policy_remove EXIT
-        trap 'exit 130' INT TERM HUP
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
+        trap 'exit 129' HUP
         deps_policy_add
         if deps_policy_ours; then
           log "packages: no service starts during the install (the kit's own guard, a policy-rc.d; its 'policy-rc.d denied execution of start' lines are expected)"

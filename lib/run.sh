@@ -33,15 +33,21 @@ run_planned() {
   [[ " ${RUN_METRICS[*]} " == *" $1 "* ]]
 }
 
-# run_require_started: die with one line naming ./start-samba.sh unless the test server runs;
-# die when another run measures the same server (a lock in STATE_DIR, held until exit).
-run_require_started() {
+# run_require_running: die with one line naming ./start-samba.sh unless the test server runs
+# (a run and a sweep ask the same).
+run_require_running() {
   if ! state_load 2>/dev/null; then
     die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
   fi
   if ! service_is_running; then
     die "the test server is not running: run ./start-samba.sh first"
   fi
+}
+
+# run_require_started: run_require_running, and die when another run measures the same server
+# (a lock in STATE_DIR, held until exit).
+run_require_started() {
+  run_require_running
   lock_take run && RUN_LOCK_FD=$LOCK_FD # lib/lock.sh: one lock for start, stop, cleanup, runs
   # what a killed run left in the clients' cgroup
   # shellcheck source=lib/probes/clientcpu.sh
@@ -54,7 +60,7 @@ run_service_start() {
   (
     if [[ -n ${RUN_LOCK_FD:-} ]]; then exec {RUN_LOCK_FD}>&-; fi
     # nor the run's saved stderr: a pipe it held open would never end ('test-samba.sh | tee')
-    if [[ -n ${RUN_STDERR_FD:-} ]]; then exec {RUN_STDERR_FD}>&-; fi
+    common_close_saved_fds
     service_start
   )
 }
@@ -170,24 +176,13 @@ run_metrics() {
   [[ ${summary[0]:-} == PASS ]]
 }
 
-# run_signal SIGNAL: a signal ends the run: remember why, exit 1 (the EXIT trap cleans up).
-run_signal() {
-  trap '' INT TERM HUP
-  RUN_STOP_WHY="interrupted by the user ($1)"
-  exit 1
-}
-
-# run_exit: the EXIT trap of a measuring run: after a finished run nothing; otherwise (a signal,
-# die, errexit) stop helpers and fio, remove half-written files, start the server again if the
-# startup metric left it stopped, and write the partial report marked incomplete.
+# run_exit STATUS: the exit hook of a measuring run (common_traps_init): after a finished run
+# nothing; otherwise (a signal, die, errexit) stop helpers and fio, remove half-written files,
+# start the server again if the startup metric left it stopped, and write the partial report
+# marked incomplete. The status stays: 128+n after a signal, else at least 1.
 run_exit() {
-  local rc=$? why
-  # the cleanup must go on when a message cannot be written (a dropped terminal)
-  set +e
-  # a signal may have come while stderr was redirected (a probe's 2>>raw/NAME.err): the
-  # messages go to the run's own stderr
-  if [[ -n ${RUN_STDERR_FD:-} ]]; then exec 2>&"$RUN_STDERR_FD"; fi
-  trap '' INT TERM HUP PIPE
+  local rc=$1 why
+  [[ -z ${COMMON_SIGNAL:-} ]] || RUN_STOP_WHY="interrupted by the user ($COMMON_SIGNAL)"
   [[ ${RUN_DONE:-0} != 1 && -n ${RUN_DIR:-} && -d ${RUN_DIR:-} ]] || return "$rc"
   # a stop or cleanup names itself, also when bash lost the trap of its TERM (lib/lock.sh)
   if why=$(lock_stop_reason); then RUN_STOP_WHY=$why; fi

@@ -152,7 +152,7 @@ sweep_child() {
   # without the sweep's lock: a test server started by the child must not hold it
   (
     if [[ -n ${LOCK_SWEEP_FD:-} ]]; then exec {LOCK_SWEEP_FD}>&-; fi
-    if [[ -n ${SWEEP_ERR_FD:-} ]]; then exec {SWEEP_OUT_FD}>&- {SWEEP_ERR_FD}>&-; fi
+    common_close_saved_fds
     exec "$@"
   ) &
   SWEEP_CHILD=$!
@@ -211,19 +211,11 @@ sweep_restore() {
   fi
 }
 
-# sweep_signal SIGNAL: a signal ends the sweep (the EXIT trap stops the run and restores).
-sweep_signal() {
-  trap '' INT TERM HUP
-  SWEEP_STOP_WHY="interrupted by the user ($1)"
-  exit 1
-}
-
-# sweep_exit: the EXIT trap: stop a running child, restore the server's settings.
+# sweep_exit STATUS: the exit hook of a sweep (common_traps_init): stop a running child,
+# restore the server's settings; the status stays (128+n after a signal).
 sweep_exit() {
-  local rc=$?
-  set +e
-  trap '' INT TERM HUP PIPE
-  if [[ -n ${SWEEP_ERR_FD:-} ]]; then exec 1>&"$SWEEP_OUT_FD" 2>&"$SWEEP_ERR_FD"; fi
+  local rc=$1
+  [[ -z ${COMMON_SIGNAL:-} ]] || SWEEP_STOP_WHY="interrupted by the user ($COMMON_SIGNAL)"
   if [[ -n ${SWEEP_CHILD:-} ]]; then
     warn "sweep: ${SWEEP_STOP_WHY:-stopped (exit status $rc)}: stopping the running step"
     sweep_stop_child
@@ -301,8 +293,7 @@ sweep_main() {
     sweep_check_variant $((i + 1)) "${SWEEP_VARIANTS[i]}" >/dev/null
   done
   common_require_root
-  state_load 2>/dev/null || die "the test server is not started (no '$KIT_STATE_FILE'): run ./start-samba.sh first"
-  service_is_running || die "the test server is not running: run ./start-samba.sh first"
+  run_require_running
   lock_take_sweep
   SWEEP_DIR=$(results_new_dir sweep-) || exit 1
   printf '%s\n' "${SWEEP_VARIANTS[@]}" >"$SWEEP_DIR/variants.txt"
@@ -310,11 +301,7 @@ sweep_main() {
   SWEEP_CHANGED=0 SWEEP_CHILD='' SWEEP_RC=0 SWEEP_RUN_NAME='' SWEEP_BEFORE=''
   # the traps may fire inside a step's redirection into sweep.log (a Ctrl-C while a variant's
   # start-samba.sh runs): keep the real stdout and stderr for what they say
-  exec {SWEEP_OUT_FD}>&1 {SWEEP_ERR_FD}>&2
-  trap sweep_exit EXIT
-  trap 'sweep_signal INT' INT
-  trap 'sweep_signal TERM' TERM
-  trap 'sweep_signal HUP' HUP
+  common_traps_init sweep_exit --keep-fds
   log "sweep: ${#SWEEP_VARIANTS[@]} variants of ${RUN_METRICS[*]}, REPEAT=$REPEAT; folder ${SWEEP_DIR#"$KIT_ROOT"/}/"
   ((${#SWEEP_BASE[@]} == 0)) ||
     log "sweep: the test server was started with ${SWEEP_BASE[*]}: each variant starts from that, and it is restored at the end"

@@ -263,6 +263,7 @@ PY
   DURATION=4 run sweep_and_interrupt 'server signing = mandatory' 3 -r 2 \
     --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login
   [[ ${lines[-1]} != 0 ]] || fail "the sweep was not interrupted: $output"
+  assert_equal "${lines[-1]}" 130 # 128 + SIGINT, as README's exit-status table says
   assert_output --partial 'restoring the test server'
   dir=$(last_sweep)
   run cat "$dir/INCOMPLETE"
