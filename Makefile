@@ -10,7 +10,7 @@
 PREFIX ?= /usr/local
 BATS ?= bats
 TESTS ?= tests
-SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run tests/stubs/* bench/*.sh man/*.sh .ci/run)
+SHELL_FILES = start-samba.sh stop-samba.sh test-samba.sh $(wildcard libexec/* lib/*.sh lib/*/*.sh tests/*.sh tests/*/*.sh tests/run tests/stubs/* bench/*.sh man/*.sh .ci/run)
 BASH_FILES = $(wildcard tests/test_helper/*.bash tests/*/*.bash)
 BATS_FILES = $(wildcard tests/*/*.bats)
 

@@ -1,33 +1,13 @@
 #!/usr/bin/env bash
-# Usage: test-samba.sh [-h | --version] [-r N] [METRIC...]
-#        test-samba.sh sweep [-r N] [-f FILE] [--variant 'KEY=V ...']... [METRIC...]
-#        test-samba.sh compare [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
-#        test-samba.sh cleanup [-h]
-#        test-samba.sh report [-h] RUN_DIR | --advice-md | --sync-docs FILE
-# Summary: measure the started test smbd, or remove every trace of the kit
+# Usage: test-samba.sh [-h | --version] [run] [-r N] [METRIC...]
+#        test-samba.sh COMMAND [-h] [ARG...]
+# Summary: measure the started test smbd, compare runs, or remove every trace of the kit
 #
-# With no METRIC, runs every metric (listed below with -h, in run order) against the
-# server that start-samba.sh started and writes results/<YYYYmmdd-HHMMSS>/report.md.
-# Settings come from settings.conf; an environment variable of the same name wins:
-#   DURATION=300 ./test-samba.sh seqwrite randwrite
-# -r N (setting REPEAT) measures each timed metric N times: median and range (min-max, n).
-#
-# 'sweep' runs the metrics once per variant (a set of settings, applied by restarting the test
-# server with start-samba.sh), compares the variants against the first, and restores the
-# server's settings at the end, also when interrupted (see 'sweep -h').
-#
-# 'cleanup' stops the test server and removes its unit, config, state, logs, share
-# data, test account, nftables table and SELinux rules. results/ is kept.
-#
-# 'report RUN_DIR' rebuilds RUN_DIR/results.json, report.md, charts/ and report.html from the
-# folder alone; '--advice-md' prints the advice of lib/advice.json as docs/metrics.md carries it,
-# and '--sync-docs FILE' rewrites those blocks in FILE.
-#
-# '--version' prints the kit's version (VERSION, and git describe in a git checkout).
-#
-# 'compare RUN_A RUN_B ...' compares results folders metric by metric against RUN_A and
-# writes compare.md, compare.json, compare.html and charts/ (see 'compare -h'); it needs
-# neither root nor a started kit.
+# With no COMMAND, runs the metrics (all of them when none is named, in run order) against
+# the server that start-samba.sh started and writes results/<YYYYmmdd-HHMMSS>/report.md
+# ('run -h' says more). Settings come from settings.conf; an environment variable of the same
+# name wins. Each COMMAND below has its own -h; '--version' prints the kit's version (VERSION,
+# and git describe in a git checkout).
 #
 # Exit status: 0 nothing failed (SKIP does not fail), 1 a metric failed or the run
 # could not be done, 2 usage error, 128+n ended by signal n (Ctrl-C 130: the partial report
@@ -38,67 +18,35 @@ umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (sec
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount \
-  cleanup registry child measure fio baseline serverconf system results report run repeat compare sweep
+# shellcheck source=lib/registry.sh
+source "$KIT_ROOT/lib/registry.sh"
 
-# usage: the usage text, then the metric names and their count from lib/metrics/list.
+# The commands, each an executable libexec/test-samba-COMMAND with its own '# Usage:' and
+# '# Summary:' header (bats-core and rbenv do the same); 'run' is the default.
+COMMANDS=(run sweep compare report cleanup)
+
+# usage: the usage text, each command's synopsis and summary from its own header, then the
+# metric names and their count from lib/metrics/list.
 usage() {
+  local c file syn summary
   local -a all
-  mapfile -t all < <(registry_metrics)
   common_usage "$0"
+  printf '\nCommands:\n'
+  for c in "${COMMANDS[@]}"; do
+    file=$KIT_ROOT/libexec/test-samba-$c
+    syn=$(sed -n 's/^# Usage: //p' "$file")
+    summary=$(sed -n 's/^# Summary: //p' "$file")
+    printf '  %s\n      %s\n' "$syn" "$summary"
+  done
+  mapfile -t all < <(registry_metrics)
   printf '\nMetrics (%d, in run order):\n' "${#all[@]}"
   printf '%s ' "${all[@]}" | fold -s -w 78 | sed 's/ *$//; s/^/  /'
   echo
 }
 
-# report_command ARG...: 'test-samba.sh report ...'.
-report_command() {
-  local why
-  case ${1:-} in
-    --advice-md)
-      (($# == 1)) || usage_die "report --advice-md takes no arguments"
-      report_advice_md
-      ;;
-    --sync-docs)
-      (($# == 2)) || usage_die "report --sync-docs takes one file"
-      report_sync_docs "$2"
-      ;;
-    -h | --help)
-      usage
-      ;;
-    '' | -*) usage_die "report needs a run folder" ;;
-    *)
-      (($# == 1)) || usage_die "report takes one run folder"
-      # report writes into the folder: only into one no other user can change under it
-      if [[ -d $1 ]] && why=$(common_folder_unsafe "$1"); then
-        die "cannot write the report into '$1': $why: copy the run folder into a folder of your own (cp -r) and report the copy"
-      fi
-      report_write "$1"
-      ;;
-  esac
-}
-
-# measure_command METRIC...: the measuring run; one EXIT trap takes every way out (die,
-# errexit, INT, TERM, HUP) through run_exit.
-measure_command() {
-  # shellcheck disable=SC2034 # RUN_ARGS is recorded by lib/system.sh
-  RUN_ARGS=("$@")
-  repeat_parse_opts "$@"
-  run_parse_args "${REPEAT_ARGS[@]}"
-  settings_load "$KIT_ROOT"
-  common_require_root
-  run_require_started
-  common_have jq || die "'jq' is missing: run ./start-samba.sh (it installs what the kit needs)"
-  registry_load
-  measure_load "$KIT_ROOT"
-  common_traps_init run_exit --keep-fds
-  run_metrics
-}
-
 main() {
-  common_colour_init
-  common_debug_init
-  common_test_hooks
+  local c
+  common_command_init
   case ${1:-} in
     -h | --help)
       usage
@@ -106,34 +54,16 @@ main() {
       ;;
     --version)
       common_version "$KIT_ROOT"
-      ;;
-    cleanup)
-      shift
-      case ${1:-} in
-        -h | --help)
-          usage
-          return 0
-          ;;
-      esac
-      (($# == 0)) || usage_die "cleanup takes no arguments"
-      cleanup_all
-      ;;
-    report)
-      shift
-      report_command "$@"
-      ;;
-    compare)
-      shift
-      compare_main "$@"
-      ;;
-    sweep)
-      shift
-      sweep_main "$@"
-      ;;
-    *)
-      measure_command "$@"
+      return 0
       ;;
   esac
+  for c in "${COMMANDS[@]}"; do
+    if [[ ${1:-} == "$c" ]]; then
+      shift
+      exec "$KIT_ROOT/libexec/test-samba-$c" "$@"
+    fi
+  done
+  exec "$KIT_ROOT/libexec/test-samba-run" "$@"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

@@ -124,15 +124,21 @@ common_tmpdir_check() {
   unset TMPDIR
 }
 
-# common_init_no_args SCRIPT ARG...: colours and debug tracing for an entry script that takes
-# no arguments; -h/--help prints SCRIPT's usage and exits 0, --version the kit's version
+# common_command_init: what every entry script and subcommand does first: colours, debug
+# tracing (KIT_DEBUG=1), and the test hooks and TMPDIR checked (common_test_hooks).
+common_command_init() {
+  common_colour_init
+  common_debug_init
+  common_test_hooks
+}
+
+# common_init_no_args SCRIPT ARG...: common_command_init for an entry script that takes no
+# arguments; -h/--help prints SCRIPT's usage and exits 0, --version the kit's version
 # (KIT_ROOT), anything else is a usage error.
 common_init_no_args() {
   local script=$1
   shift
-  common_colour_init
-  common_debug_init
-  common_test_hooks
+  common_command_init
   case ${1:-} in
     -h | --help)
       common_usage "$script"

@@ -1,47 +1,17 @@
 # lib/compare.sh: compare results folders: figures, change with its interval and a verdict per
 # metric (lib/compare.jq), and what differs between the runs. Sourced; defines functions only.
 # Needs lib/common.sh, lib/settings.sh (COMPARE_BAND_PCT only), lib/registry.sh (the row
-# order) and jq; reads only the folders it is given (no server).
+# order) and jq; reads only the folders it is given (no server). The command, its options and
+# its help are libexec/test-samba-compare; lib/sweep.sh calls compare_write too.
 #
-# Entry: compare_main [-h] [-c CONFIDENCE] [-o DIR] RUN_A RUN_B [RUN_C ...]
-# Writes DIR/compare.json and DIR/compare.md and prints compare.md; then DIR/charts/ and
-# DIR/compare.html (compare_pictures). Default DIR:
-# compare-<YYYYmmdd-HHMMSS> beside RUN_A (for runs of the kit: in its results/ folder, next to
-# the runs it compares), so a comparison needs no settings and works on copied folders.
-# Return: 0 no metric worse with confidence, 1 at least one worse; exits 2 on bad input
-# (or when the comparison cannot be written).
+# compare_write CONFIDENCE BAND OUT RUN_A RUN_B [RUN_C ...] writes OUT/compare.json and
+# OUT/compare.md and prints compare.md; then OUT/charts/ and OUT/compare.html
+# (compare_pictures). OUT '' is compare-<YYYYmmdd-HHMMSS> beside RUN_A (for runs of the kit: in
+# its results/ folder, next to the runs it compares), so a comparison needs no settings and
+# works on copied folders. Return: 0 no metric worse with confidence, 1 at least one worse;
+# exits 2 on bad input (or when the comparison cannot be written).
 
 COMPARE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
-# compare_usage: the synopsis of compare, on stdout.
-compare_usage() {
-  cat <<'EOF'
-Usage: test-samba.sh compare [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]
-
-Compares results folders (results/<YYYYmmdd-HHMMSS>/) metric by metric against RUN_A: the
-median, range and number of repeats of each run, the change in % with its confidence
-interval, and a verdict from Welch's t-test on the logarithms of the repeats, corrected for
-the number of metrics and runs compared (Holm): "better", "worse", "no difference shown" (~)
-or "not enough repeats to tell" (fewer than 2 in a run). A change inside the practical band
-is no difference, however sure. A repeat that measured nothing counts against its run. Above
-the figures: the settings, smb.conf parameters and system facts that differ between the runs.
-No server is needed.
-
-  -c CONFIDENCE  confidence in percent (50-99.9, default 95)
-  -b BAND        the practical band in %: a smaller change is no difference (0-100,
-                 default COMPARE_BAND_PCT of the settings)
-  -o DIR         write compare.md and compare.json into DIR (default: a new
-                 compare-<YYYYmmdd-HHMMSS> folder beside RUN_A)
-
-Exit status: 0 no metric is worse with confidence, 1 at least one is, 2 bad input
-(not a run, an incomplete run, fewer than two runs) or nothing could be written.
-EOF
-}
-
-# compare_bad MSG...: one line on stderr, git style, then exit 2 (bad input).
-compare_bad() {
-  bad "$@"
-}
 
 # compare_unquote TEXT: print TEXT with shell quoting removed ('...', $'...', "...", \x),
 # without expanding or running anything: settings.env is data, maybe from someone else.
@@ -143,22 +113,22 @@ compare_smbconf_json() {
 # compare_check_run DIR: exit 2 naming DIR unless it is a finished run folder.
 compare_check_run() {
   local dir=$1 f why
-  [[ -e $dir ]] || compare_bad "'$dir' does not exist"
-  [[ -d $dir ]] || compare_bad "'$dir' is not a run folder (not a directory)"
+  [[ -e $dir ]] || bad "'$dir' does not exist"
+  [[ -d $dir ]] || bad "'$dir' is not a run folder (not a directory)"
   common_run_folder "$dir" || exit 2
   if [[ -e $dir/INCOMPLETE ]]; then
     why=$(head -n 1 "$dir/INCOMPLETE" 2>/dev/null | tr -d '\r')
-    compare_bad "'$dir' is an incomplete run${why:+: $why}"
+    bad "'$dir' is an incomplete run${why:+: $why}"
   fi
-  [[ -f $dir/system.json ]] || compare_bad "'$dir' is not a run folder (no system.json)"
+  [[ -f $dir/system.json ]] || bad "'$dir' is not a run folder (no system.json)"
   for f in "$dir/system.json" "$dir"/metrics/*.json "$dir/settings.env" "$dir/smb.conf"; do
     [[ ! -e $f ]] || common_readable "$f" || exit 2
   done
   jq -e 'type == "object"' "$dir/system.json" >/dev/null 2>&1 ||
-    compare_bad "'$dir/system.json' is not a JSON object"
-  compgen -G "$dir/metrics/*.json" >/dev/null || compare_bad "'$dir' is not a run folder (no metrics/*.json)"
+    bad "'$dir/system.json' is not a JSON object"
+  compgen -G "$dir/metrics/*.json" >/dev/null || bad "'$dir' is not a run folder (no metrics/*.json)"
   for f in "$dir"/metrics/*.json; do
-    jq -e 'type == "object"' "$f" >/dev/null 2>&1 || compare_bad "'$f' is not a JSON object"
+    jq -e 'type == "object"' "$f" >/dev/null 2>&1 || bad "'$f' is not a JSON object"
   done
 }
 
@@ -181,7 +151,7 @@ compare_out_dir() {
   local parent base try i
   parent=$(dirname -- "${1%/}")
   [[ -O $parent && ! -L $parent ]] ||
-    compare_bad "the folder of '$1' is not yours: give the comparison a folder of your own with -o DIR"
+    bad "the folder of '$1' is not yours: give the comparison a folder of your own with -o DIR"
   base=$parent/compare-$(date +%Y%m%d-%H%M%S)
   for ((i = 1; i <= 50; i++)); do
     try=$base
@@ -191,7 +161,7 @@ compare_out_dir() {
       return 0
     fi
   done
-  compare_bad "cannot make a folder '$base' beside '$1': use -o DIR"
+  bad "cannot make a folder '$base' beside '$1': use -o DIR"
 }
 
 # compare_pictures DIR: the charts (lib/charts.sh --compare) and compare.html (lib/html.sh
@@ -209,55 +179,27 @@ compare_pictures() {
   fi
 }
 
-# compare_main [-c CONFIDENCE] [-b BAND] [-o DIR] RUN_A RUN_B [RUN_C ...]: see the file header.
-compare_main() {
-  local conf=95 band='' out='' dir i tmp status why
+# compare_write CONFIDENCE BAND OUT RUN...: see the file header; BAND '' is COMPARE_BAND_PCT of
+# the settings, OUT '' a new folder beside the first run.
+compare_write() {
+  local conf=$1 band=$2 out=$3 dir i tmp status why
   local labels=ABCDEFGHIJKLMNOPQRSTUVWXYZ
-  local -a runs=()
-  # options may come before or after the folders (git style); '--' ends them
-  while (($#)); do
-    case $1 in
-      -h | --help)
-        compare_usage
-        return 0
-        ;;
-      -c | -b | -o)
-        (($# >= 2)) || compare_bad "compare: option '$1' needs a value"
-        case $1 in
-          -c) conf=$2 ;;
-          -b) band=$2 ;;
-          *) out=$2 ;;
-        esac
-        shift 2
-        ;;
-      --)
-        shift
-        runs+=("$@")
-        break
-        ;;
-      -?*) compare_bad "compare: unknown option '$1'" ;;
-      *)
-        runs+=("$1")
-        shift
-        ;;
-    esac
-  done
-  set -- "${runs[@]}"
+  shift 3
   if ! [[ $conf =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson c "$conf" '$c >= 50 and $c <= 99.9' >/dev/null; then
-    compare_bad "compare: confidence '$conf' must be a number from 50 to 99.9"
+    bad "compare: confidence '$conf' must be a number from 50 to 99.9"
   fi
   if [[ -z $band ]]; then
     band=$(settings_get COMPARE_BAND_PCT) || exit 2
   fi
   if ! [[ $band =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! jq -en --argjson b "$band" '$b <= 100' >/dev/null; then
-    compare_bad "compare: band '$band' must be a number from 0 to 100 (-b or COMPARE_BAND_PCT)"
+    bad "compare: band '$band' must be a number from 0 to 100 (-b or COMPARE_BAND_PCT)"
   fi
-  (($# >= 2)) || compare_bad "compare needs at least two run folders (see 'test-samba.sh compare -h')"
-  (($# <= ${#labels})) || compare_bad "compare takes at most ${#labels} run folders"
+  (($# >= 2)) || bad "compare needs at least two run folders (see 'test-samba.sh compare -h')"
+  (($# <= ${#labels})) || bad "compare takes at most ${#labels} run folders"
   for dir in "$@"; do compare_check_run "$dir"; done
   if [[ -n $out ]]; then
-    mkdir -p -- "$out" 2>/dev/null || compare_bad "cannot make the folder '$out'"
-    if why=$(common_folder_unsafe "$out"); then compare_bad "cannot write the comparison into '$out': $why: use a folder of your own"; fi
+    mkdir -p -- "$out" 2>/dev/null || bad "cannot make the folder '$out'"
+    if why=$(common_folder_unsafe "$out"); then bad "cannot write the comparison into '$out': $why: use a folder of your own"; fi
   else
     out=$(compare_out_dir "$1") || exit 2
   fi
@@ -265,7 +207,7 @@ compare_main() {
   i=0
   for dir in "$@"; do
     compare_run_json "$dir" "${labels:i:1}" >"$tmp/run-$(printf %02d "$i").json" ||
-      compare_bad "cannot read the run '$dir'"
+      bad "cannot read the run '$dir'"
     ((i += 1))
   done
   status=0
@@ -276,11 +218,11 @@ compare_main() {
   fi
   if ((status != 0)); then
     rm -rf -- "$tmp"
-    compare_bad "compare: jq could not read the runs given (see above)"
+    bad "compare: jq could not read the runs given (see above)"
   fi
   cp -- "$tmp/compare.json" "$tmp/compare.md" "$out/" || {
     rm -rf -- "$tmp"
-    compare_bad "cannot write into '$out'"
+    bad "cannot write into '$out'"
   }
   cat -- "$tmp/compare.md"
   log "compare: wrote '$out/compare.md' and '$out/compare.json'"

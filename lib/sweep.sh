@@ -11,31 +11,6 @@
 # or fails (one EXIT trap). Last, lib/compare.sh compares the variants' runs, the first as the
 # reference.
 
-# sweep_usage: the synopsis of sweep, on stdout.
-sweep_usage() {
-  cat <<'EOF'
-Usage: test-samba.sh sweep [-r N] [-f FILE] [--variant 'KEY=VALUE ...']... [METRIC...]
-
-Measures METRIC... (default: all) once per variant, with N repeats each (default: REPEAT),
-and compares the variants against the first one (test-samba.sh compare). A variant is one
-or more settings of settings.conf with the value to try, e.g.
-  ./test-samba.sh sweep --variant 'SIGNING=default' --variant 'SIGNING=mandatory' login metadata
-Each variant is applied by restarting the test server (./start-samba.sh with the variant in
-its environment, on top of the Samba settings the server was started with); at the end, and
-when the sweep is interrupted, the server is restarted without it, so it runs with the
-settings it had before.
-
-  -r N             repeats of each timed metric per variant (1-50)
-  -f FILE          variants from FILE, one a line ('#' starts a comment), after any --variant
-  --variant TEXT   one variant ('KEY=VALUE KEY2=VALUE2', quoted as in the shell)
-
-Writes RESULTS_DIR/sweep-<YYYYmmdd-HHMMSS>/: variants.txt, one run folder per variant
-(N-KEY=VALUE...), compare.md and compare.json. Exit status: 0 done and no variant worse than
-the first with confidence, 1 a variant is worse or a run could not be done, 2 bad input
-(nothing changed).
-EOF
-}
-
 # sweep_words TEXT: print TEXT's words one a line, split at blanks outside quotes, with shell
 # quoting ('...', "...", \x) removed and nothing expanded; a word starting with an unquoted '#'
 # ends the text (a comment). 1 with a message on stderr for an unclosed quote or a new line
@@ -251,37 +226,11 @@ sweep_new_run() {
   return 1
 }
 
-# sweep_main ARG...: see sweep_usage.
-sweep_main() {
-  local file='' i run rc text
-  local -a metrics=() words runs=()
-  SWEEP_VARIANTS=()
-  while (($#)); do
-    case $1 in
-      -h | --help)
-        sweep_usage
-        return 0
-        ;;
-      -r | -f | --variant)
-        (($# >= 2)) || sweep_bad "option '$1' needs a value"
-        case $1 in
-          -r) export REPEAT=$2 ;;
-          -f) file=$2 ;;
-          --variant) SWEEP_VARIANTS+=("$2") ;;
-        esac
-        shift 2
-        ;;
-      --variant=*)
-        SWEEP_VARIANTS+=("${1#--variant=}")
-        shift
-        ;;
-      -*) sweep_bad "unknown option '$1'" ;;
-      *)
-        metrics+=("$1")
-        shift
-        ;;
-    esac
-  done
+# sweep_run FILE METRIC...: the sweep of SWEEP_VARIANTS (and FILE's, unless FILE is ''), with
+# REPEAT repeats, over METRIC... (none: all); see the file header and libexec/test-samba-sweep.
+sweep_run() {
+  local file=$1 i run rc text
+  local -a metrics=("${@:2}") words runs=()
   [[ -z $file ]] || sweep_read_file "$file"
   ((${#SWEEP_VARIANTS[@]} >= 2)) || sweep_bad "needs at least two variants (--variant 'KEY=VALUE' or -f FILE; see 'test-samba.sh sweep -h')"
   ((${#SWEEP_VARIANTS[@]} <= 26)) || sweep_bad "takes at most 26 variants (compare labels them A-Z)"
@@ -343,7 +292,7 @@ sweep_main() {
     return 1
   fi
   rc=0
-  compare_main -o "$SWEEP_DIR" "${runs[@]}" || rc=$?
+  compare_write 95 '' "$SWEEP_DIR" "${runs[@]}" || rc=$?
   ((rc == 0)) || SWEEP_RC=1
   log "sweep: done: ${SWEEP_DIR#"$KIT_ROOT"/}/compare.md"
   return "$SWEEP_RC"

@@ -13,11 +13,9 @@ setup() {
   OUT="$BATS_TEST_TMPDIR/out dir"
 }
 
-# compare ARG...: the compare entry as test-samba.sh will call it.
+# compare ARG...: 'test-samba.sh compare ARG...'.
 compare() {
-  bash -c 'KIT_ROOT=$1; source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/registry.sh"; source "$1/lib/compare.sh"
-    shift; compare_main "$@"' \
-    compare "$KIT_ROOT" "$@"
+  "$KIT_ROOT/test-samba.sh" compare "$@"
 }
 
 # copy_fixture NAME: copy tests/fixtures/NAME into a folder with a space in its name; print it.

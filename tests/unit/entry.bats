@@ -57,21 +57,41 @@ bare_kit() {
   assert_equal "${stderr%%$'\n'*}" 'error: cleanup takes no arguments'
 }
 
-@test "entry: test-samba.sh -h lists each subcommand's synopsis once" {
-  local sub
+@test "entry: test-samba.sh -h lists each command's synopsis and summary once, from the command's own header" {
+  local sub file syn summary
   run "$KIT_ROOT/test-samba.sh" -h
   assert_success
   for sub in sweep compare cleanup report; do
     assert_equal "$(grep -c "^ *test-samba.sh $sub " <<<"$output")" 1
-    # and describes it in one paragraph ("see 'sub -h'" is a pointer, not a description)
-    assert_equal "$(awk -v s="'$sub" 'BEGIN { RS = "" } { gsub(/\(see .[a-z]+ -h.\)/, "") } index($0, s)' <<<"$output" | grep -c "^'")" 1
+  done
+  for file in "$KIT_ROOT"/libexec/test-samba-*; do
+    syn=$(sed -n 's/^# Usage: //p' "$file")
+    summary=$(sed -n 's/^# Summary: //p' "$file")
+    assert_line "  $syn"
+    assert_line "      $summary"
   done
   assert_line --partial '--version'
 }
 
+@test "entry: every command is an executable libexec/test-samba-NAME with a Usage and Summary header; -h prints it and exits 0" {
+  local file sub n=0
+  for file in "$KIT_ROOT"/libexec/*; do
+    sub=${file##*/test-samba-}
+    [[ -x $file ]] || fail "$file is not executable"
+    [[ $(sed -n 2p "$file") == "# Usage: test-samba.sh "* ]] || fail "$file: line 2 is not '# Usage: test-samba.sh ...'"
+    grep -q '^# Summary: ' "$file" || fail "$file has no '# Summary:' line"
+    run --separate-stderr "$KIT_ROOT/test-samba.sh" "$sub" -h
+    assert_success
+    assert_line --index 0 "$(sed -n 's/^# //; 2p' "$file")"
+    assert_equal "$stderr" ''
+    n=$((n + 1))
+  done
+  assert_equal "$n" 5
+}
+
 @test "entry: every error the kit prints goes through common.sh's error, die, bad or usage_die" {
   # a hand-written 'error:' skips the colour, the wording and the exit status the trio gives
-  run grep -nE "(printf|echo)[^|;]*['\"](%s)?error:" "$KIT_ROOT"/*.sh "$KIT_ROOT"/lib/*.sh
+  run grep -nE "(printf|echo)[^|;]*['\"](%s)?error:" "$KIT_ROOT"/*.sh "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/libexec/*
   assert_success
   # the one place that prints it: error() in common.sh
   assert_equal "${#lines[@]}" 1
@@ -126,7 +146,7 @@ bare_kit() {
   done
   # a page that no longer says what -h says is found
   mkdir "$BATS_TEST_TMPDIR/kit"
-  (cd "$KIT_ROOT" && cp -R start-samba.sh stop-samba.sh test-samba.sh VERSION settings.conf lib man "$BATS_TEST_TMPDIR/kit/")
+  (cd "$KIT_ROOT" && cp -R start-samba.sh stop-samba.sh test-samba.sh VERSION settings.conf lib libexec man "$BATS_TEST_TMPDIR/kit/")
   sed -i 's/^\.SH NAME$/.SH NAME\nstale/' "$BATS_TEST_TMPDIR/kit/man/stop-samba.sh.1"
   run "$BATS_TEST_TMPDIR/kit/man/make.sh" --check
   assert_failure 1

@@ -19,7 +19,6 @@ localdisk lib/repeat.jq
 localdisk lib/report.jq
 metadata lib/charts.sh
 metadata lib/serverview.jq
-metadata lib/sweep.sh
 randread lib/baseline.sh
 randread lib/charts.sh
 randread lib/serverview.jq
@@ -27,7 +26,7 @@ randwrite lib/baseline.sh
 randwrite lib/charts.sh
 randwrite lib/probes/writeback.sh
 randwrite lib/serverview.jq
-randwrite test-samba.sh
+randwrite libexec/test-samba-run
 seqread lib/baseline.sh
 seqread lib/charts.sh
 seqread lib/repeat.sh
@@ -35,7 +34,7 @@ seqread lib/serverview.jq
 seqwrite lib/baseline.sh
 seqwrite lib/charts.sh
 seqwrite lib/serverview.jq
-seqwrite test-samba.sh
+seqwrite libexec/test-samba-run
 startup lib/charts.sh
 startup lib/run.sh
 startup lib/verdict.jq'
@@ -61,7 +60,7 @@ setup() {
     while IFS= read -r f; do
       found+="$m ${f#"$KIT_ROOT"/}"$'\n'
     done < <(grep -lw -- "$m" "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/lib/*.jq "$KIT_ROOT"/lib/charts/*.gp \
-      "$KIT_ROOT"/lib/probes/*.sh "$KIT_ROOT"/test-samba.sh "$KIT_ROOT"/start-samba.sh "$KIT_ROOT"/stop-samba.sh)
+      "$KIT_ROOT"/lib/probes/*.sh "$KIT_ROOT"/libexec/* "$KIT_ROOT"/test-samba.sh "$KIT_ROOT"/start-samba.sh "$KIT_ROOT"/stop-samba.sh)
   done
   new=$(comm -23 <(sort <<<"$found" | sed '/^$/d') <(sort <<<"$DEBT"))
   paid=$(comm -13 <(sort <<<"$found" | sed '/^$/d') <(sort <<<"$DEBT"))
@@ -70,7 +69,7 @@ setup() {
 }
 
 @test "registry: the metric added through docs/CONTRACTS.md (bigdir) is named nowhere but its own files" {
-  run grep -rlw bigdir "$KIT_ROOT/lib" "$KIT_ROOT/test-samba.sh" "$KIT_ROOT/start-samba.sh" "$KIT_ROOT/stop-samba.sh"
+  run grep -rlw bigdir "$KIT_ROOT/lib" "$KIT_ROOT/libexec" "$KIT_ROOT/test-samba.sh" "$KIT_ROOT/start-samba.sh" "$KIT_ROOT/stop-samba.sh"
   assert_output --regexp '^(/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/advice\.json)(
 (/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/advice\.json))*$'
 }
