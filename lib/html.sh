@@ -161,14 +161,30 @@ td.fail { background: #fde7e7; color: #a00; }
 td.skip, td.unsure, td.measured { background: #f6f6f6; color: #555; }
 code { font-size: 0.9em; background: #f4f4f4; padding: 0 0.2em; }
 blockquote { margin: 1rem 0; padding: 0.3rem 1rem; border-left: 4px solid #d62728; background: #fff4f4; }
-figure.chart { margin: 1rem 0; }
-figure.chart svg { display: block; width: 100%; max-width: 800px; height: auto; }
+figure.chart { margin: 1rem 0; overflow-x: auto; }
+figure.chart svg { display: block; width: 100%; min-width: 680px; max-width: 800px; height: auto; }
+@media screen and (max-width: 44.5rem) {
+  /* a phone: a chart keeps 680 px (its text at least 10 px) and scrolls sideways, saying so;
+     tables get smaller type and wrap long words so they fit */
+  figure.chart::after { content: "\21C6  scroll sideways for the whole chart"; display: block; font-size: 0.8rem; color: #555; }
+  table { font-size: 0.8rem; }
+  th, td { padding: 0.2rem 0.3rem; overflow-wrap: anywhere; }
+  .scroll:has(th:nth-child(7))::after { content: "\21C6  scroll sideways for the whole table"; display: block; font-size: 0.8rem; color: #555; }
+}
 @media print {
-  body { font-size: 10.5pt; }
+  body { font-size: 9.5pt; line-height: 1.35; }
   main { max-width: none; padding: 0; }
-  .scroll { overflow: visible; }
+  h1 { font-size: 14pt; margin: 0 0 0.4rem; }
+  h2 { font-size: 12pt; margin: 1rem 0 0.3rem; }
+  p, ul { margin: 0.3rem 0; }
+  .scroll { overflow: visible; margin: 0.4rem 0; }
+  table { font-size: 8.5pt; }
+  th, td { padding: 1px 4px; }
+  tr, li { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
-  figure.chart, table { break-inside: avoid; }
+  /* charts two a row, each kept whole */
+  figure.chart { display: inline-block; width: 49.5%; margin: 0.2rem 0; overflow: visible; vertical-align: top; break-inside: avoid; }
+  figure.chart svg { min-width: 0; }
 }
 </style>
 </head>

@@ -1,7 +1,7 @@
 # lib/charts/common.gp: what every chart shares. lib/charts.sh feeds gnuplot this file, then
 # vars.gp (the chart's titles and numbers, written by jq), then the chart's own script, with
 # the data files (s1.dat, s2.dat ... or data.dat) in the current folder.
-set terminal svg size 800,400 dynamic enhanced font 'sans,11' background '#ffffff'
+set terminal svg size 800,400 dynamic enhanced font 'sans,12' background '#ffffff'
 set output 'chart.svg'
 set encoding utf8
 set grid lc rgb '#dddddd' lw 1

@@ -29,13 +29,17 @@ browser_console_errors() {
   grep -E 'CONSOLE' "$1" | grep -Ei 'error|uncaught|failed|refused' || true
 }
 
-# browser_probe FILE WIDTH HEIGHT: the DOM of a copy of FILE with a probe script added (and the
-# page's Content-Security-Policy, which forbids every script, taken out of the copy), after
-# load: a <pre id="probe"> whose lines are 'viewport W page-width PW', 'resources N' (what
-# the page fetched) and per inline chart 'svg W H plot W H text PX' (its box on screen, the
-# bounding box of what its first plot drew, and the smallest text on screen in CSS px).
+# browser_probe FILE WIDTH HEIGHT: the DOM after load of a copy of FILE with a probe script added
+# (and the page's Content-Security-Policy, which forbids every script, taken out of the copy),
+# shown in a frame WIDTH px wide (headless Chromium's window is at least 500 px wide; a frame
+# is as narrow as asked). The dump is the frame's page: its DOM (in a <template>) and a
+# <pre id="probe"> whose lines are 'viewport W page-width PW', 'resources N' (what the page
+# fetched), per inline chart 'svg W H plot W H text PX' (its box on screen, the bounding box
+# of what its first plot drew, and the smallest text on screen in CSS px), and per box that
+# is wider than itself (a table or chart that scrolls sideways) 'overflow TAG SCROLLW CLIENTW
+# CUE' (CUE: the text of the box's ::after, spaces as _, or 'none').
 browser_probe() {
-  local copy=${1%.html}.probe.html
+  local copy=${1%.html}.probe.html frame=${1%.html}.frame.html
   sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#</body>#<script>\
 window.addEventListener("load", function () {\
   var out = ["viewport " + innerWidth + " page-width " + document.documentElement.scrollWidth,\
@@ -46,10 +50,22 @@ window.addEventListener("load", function () {\
     s.querySelectorAll("text").forEach(function (t) { var f = parseFloat(getComputedStyle(t).fontSize) * k; if (f < px) px = f; });\
     out.push("svg " + Math.round(r.width) + " " + Math.round(r.height) + " plot " + Math.round(b.width) + " " + Math.round(b.height) + " text " + (px < 1e9 ? px.toFixed(1) : "none"));\
   });\
+  document.querySelectorAll(".scroll, figure.chart").forEach(function (e) {\
+    if (e.scrollWidth > e.clientWidth + 1) {\
+      var c = getComputedStyle(e, "::after").content;\
+      out.push("overflow " + e.tagName.toLowerCase() + " " + e.scrollWidth + " " + e.clientWidth + " " + (c \&\& c !== "none" \&\& c !== "normal" ? c.replace(/\\s+/g, "_") : "none"));\
+    }\
+  });\
   var p = document.createElement("pre"); p.id = "probe"; p.textContent = out.join("\\n"); document.body.appendChild(p);\
+  parent.postMessage(document.documentElement.outerHTML, "*");\
 });\
 </script></body>#' "$1" >"$copy"
-  browser_run --virtual-time-budget=5000 --window-size="$2,$3" --dump-dom "file://$copy" 2>/dev/null
+  cat >"$frame" <<EOF
+<!DOCTYPE html><html><body style="margin:0"><iframe style="border:0;width:${2}px;height:${3}px" src="${copy##*/}"></iframe>
+<script>addEventListener("message", function (e) { document.body.innerHTML = "<template>" + e.data + "</template>";
+  document.body.appendChild(document.body.firstChild.content.querySelector("#probe").cloneNode(true)); });</script></body></html>
+EOF
+  browser_run --virtual-time-budget=5000 --window-size="$(($2 < 500 ? 500 : $2)),$3" --dump-dom "file://$frame" 2>/dev/null
 }
 
 # png_colours PNG: print the number of distinct colours of a picture (ImageMagick).
