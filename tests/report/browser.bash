@@ -97,3 +97,16 @@ pdf_fill() {
       awk -v p="$(basename "$f" .pgm)" '{ split($1, g, /[x+]/); printf "%s %d\n", substr(p, 3) + 0, (g[2] + g[4]) * 100 / $2 }'
   done
 }
+
+# png_differ A B: print how many pixels of picture A differ from B by more than 10 % in colour
+# (ImageMagick's compare; anti-aliasing and font hinting stay below that); pictures of different
+# sizes print their whole area.
+png_differ() {
+  local n
+  if [[ $(identify -format '%wx%h' "$1") != "$(identify -format '%wx%h' "$2" 2>/dev/null)" ]]; then
+    printf '%.0f\n' "$(identify -format '%[fx:w*h]' "$1")"
+    return 0
+  fi
+  n=$(compare -metric AE -fuzz 10% "$1" "$2" null: 2>&1) || true
+  printf '%.0f\n' "$n"
+}

@@ -132,6 +132,33 @@ probe_lines() {
   assert_line --index 0 'viewport 414 page-width 414'
 }
 
+@test "html: README's screenshots are this test's own: docs/screenshot-*.png show the fixture pages it renders" {
+  # KIT_SCREENSHOTS=update bats tests/report/html.bats writes them (after a change of the look)
+  local pair shot doc n limit
+  for pair in report:run compare:compare; do
+    shot=$D/${pair%%:*}.png doc=$KIT_ROOT/docs/screenshot-${pair#*:}.png
+    grep -qF "](docs/${doc##*/})" "$KIT_ROOT/README.md" || fail "README does not show docs/${doc##*/}"
+    # (64 colours without dithering: a third of the size, some 400 pixels off)
+    [[ ${KIT_SCREENSHOTS:-} != update ]] || convert "$shot" +dither -colors 64 "$doc"
+    # a meaningful difference: more than 0.2 % of the pixels (a changed line of text or chart)
+    n=$(png_differ "$shot" "$doc")
+    limit=$(($(identify -format '%w*%h' "$shot") / 500))
+    ((n <= limit)) || fail "docs/${doc##*/} is stale: $n pixels differ from the page this test renders (at most $limit); KIT_SCREENSHOTS=update bats tests/report/html.bats"
+  done
+}
+
+@test "html: the screenshot check notices a changed picture" {
+  local p=$BATS_TEST_TMPDIR
+  convert "$D/report.png" -fill red -draw 'rectangle 10,10 109,109' "$p/changed.png"
+  run png_differ "$D/report.png" "$p/changed.png"
+  assert_output 10000
+  run png_differ "$D/report.png" "$D/report.png"
+  assert_output 0
+  # another size: every pixel differs
+  run png_differ "$D/report.png" "$D/compare.png"
+  assert_output 2300000
+}
+
 @test "html: the checks notice a blank page and a console error" {
   local p=$BATS_TEST_TMPDIR
   printf '<!DOCTYPE html><html><body></body></html>\n' >"$p/blank.html"
