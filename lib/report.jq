@@ -57,7 +57,8 @@ def show: show({});
 def table($l):
   (map(keys_unsorted) | add | unique_by(.) ) as $all
   | (.[0] | keys_unsorted) as $first
-  | ($first + ($all - $first)) as $cols
+  | . as $rows
+  | [($first + ($all - $first))[] | . as $k | select(any($rows[]; .[$k] != null and .[$k] != ""))] as $cols
   | ("| " + ($cols | map($l[.] // key_label | cell) | join(" | ")) + " |"),
     ("|" + ($cols | map("---") | join("|")) + "|"),
     (.[] | . as $row | "| " + ($cols | map($row[.] | show($l) | cell) | join(" | ")) + " |");
@@ -110,6 +111,9 @@ def verdict_md($c):
 | [($order + (($r.metrics // {} | keys) - $order))[] as $m | $r.metrics[$m] // empty] as $ms
 | ($r.system // {}) as $s
 | ($r.system.run // {}) as $run
+# every warning once: the first 3 head the report, the others stay in their own section
+| ([($s.warnings // [])[] | "system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "\($m): \(.)"]) as $allw
+| ($allw[:3]) as $top
 | "# Samba performance test: \($s.host // "?"), \($run.started_at // "?")",
   "",
   (if $r.incomplete then
@@ -134,11 +138,10 @@ def verdict_md($c):
   "|---|---|---|---|---|",
   ($ms[] | "| [\(.metric)](#\(if .status == "SKIP" then "not-measured" else (($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug end)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
   "",
-  ([($s.warnings // [])[] | "system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "\($m): \(.)"]
-   | if length > 0 then
-       "**Warnings** (\(if length > 3 then "the first 3 of \(length); each metric's section has its own" else "each also in its metric's section" end)):", "",
-       (.[:3][] | "- \(.)"), ""
-     else empty end),
+  (if ($allw | length) > 0 then
+     "**Warnings** (\(if ($allw | length) > 3 then "the first 3 of \($allw | length); the others in their metric's section" else "all \($allw | length)" end)):", "",
+     ($top[] | "- \(.)"), ""
+   else empty end),
   "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
   "",
   "## The run",
@@ -171,7 +174,8 @@ def verdict_md($c):
   "| Settings changed from the defaults | \(($s.settings_changed // []) | if length == 0 then "none" else join("; ") end | cell) |",
   "",
   "",
-  (if ($s.warnings // []) | length > 0 then "System warnings:", "", (($s.warnings // [])[] | "- \(.)"), "" else empty end),
+  ([($s.warnings // [])[] | select(("system: \(.)") as $w | $top | index([$w]) | not)]
+   | if length > 0 then "System warnings:", "", (.[] | "- \(.)"), "" else empty end),
   ($ms[] | select(.status != "SKIP")
    | . as $x
    | ($adv[$x.metric] // {}) as $a
@@ -184,15 +188,22 @@ def verdict_md($c):
      ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
       | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
      "",
-     details_md,
-     ((.details.notes // []) | if length > 0 then "", (.[] | "- \(.)") else empty end),
-     (if .details.server or .details.cpu then
-        "", "**Server view** (time inside smbd, not on the wire; see docs/server-view.md)", "",
-        (.details.server | sv_server_md), (.details.cpu | sv_cpu_md | "- \(.)"),
-        (.details.count_check | sv_check_md | "- \(.)")
-      else empty end),
+     # one list: the figures, the notes, the server view, the warnings not shown at the top
+     # details_md: its list lines first, then its tables (each after a blank line)
+     [details_md] as $dm
+     | ([$dm[] | select(startswith("- "))] | length) as $nl
+     | ($dm[:$nl]
+        # (a note "repeat N measured again: ..." says what the disturbed line says)
+        + ((.details.notes // []) | map(select(test("^repeat [0-9]+ measured again: ") | not) | "- \(.)"))
+        + (if .details.server or .details.cpu then
+             ["- Server view (time inside smbd, not on the wire; see docs/server-view.md): \(.details.server | sv_brief_md($x.metric))"]
+             + [.details.cpu | sv_cpu_md | "- \(.)"] + [.details.count_check | sv_check_md | "- \(.)"]
+           else [] end)
+        + [(.warnings // [])[] | select(("\($x.metric): \(.)") as $w | $top | index([$w]) | not) | "- **Warning**: \(.)"])
+       as $list
+     | (if ($list | length) > 0 then "", $list[] else empty end),
+       $dm[$nl:][],
      (if $r.charts != null and ($r.charts.why // null) == null then charts_md($r.charts; $x.metric) else empty end),
-     ((.warnings // []) | if length > 0 then "", "Warnings:", "", (.[] | "- \(.)") else empty end),
      (if $x.status == "FAIL" and $a.causes then
         "", "**Likely causes**: \($a.causes | join(" "))",
         "", "**What to change**:", "", ($a.changes[] | "- \(.)")

@@ -190,3 +190,21 @@ def sv_check_md:
     if .diff_pct == 0 then "equal" else "\((.diff_pct * 10 | round) / 10) %" end); tolerance \(.tolerance_pct) %)\(
     if .kernel != null then "; the kernel client (/proc/fs/cifs/Stats) counted \(.kernel)" else "" end)."
   end;
+
+# sv_brief_md($metric): details.server -> one sentence for the report's section of $metric: what
+# it is of, the sv_brief commands with most server time (share, calls, mean time) and where the
+# whole table is (results.json; the chart server-METRIC.svg draws every share).
+def sv_brief: 3;
+def sv_brief_md($metric):
+  if . == null then "not available (not recorded)"
+  elif .available != true then "not available (\(.why // "no counters"))"
+  elif (.commands | length) == 0 then "smbd counted no SMB2 command during this run"
+  else
+    (if .of then "of \(.of): " else "" end)
+    + (.commands[:sv_brief] | map(if .share == null then "\(.command) (\(.calls) calls)"
+        else "\(.command) \(.share | profile_pct) (\(.calls) calls, \(.mean_us | profile_us) each)" end) | join(", "))
+    + "; \(.connects) connects"
+    + (if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)
+    + (if .level == "count" then "; smbd profiling level = count: calls only, no times" else "" end)
+    + (if (.commands | length) > sv_brief then "; all \(.commands | length) commands: `results.json` `.metrics.\($metric).details.server.commands`" else "" end)
+  end;

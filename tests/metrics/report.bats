@@ -130,8 +130,32 @@ copy_fixture() {
   # the first of the three warnings under the results table, and the run's own list
   run sed -n '/^\*\*Warnings\*\*/,/^Units/p' "$dir/report.md"
   assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
-  run sed -n '/^System warnings:/,/^- /p' "$dir/report.md"
-  assert_line --index 1 '- ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
+  # and only there: every warning once
+  run grep -c 'shows sessions without encryption' "$dir/report.md"
+  assert_output 1
+  run grep -c '^System warnings:' "$dir/report.md"
+  assert_output 0
+}
+
+@test "report: every warning once: the first 3 head the report, the others in their metric's section" {
+  # the report printed each warning twice: under the results table and in its section
+  dir=$(copy_fixture run-pass)
+  jq '.warnings = ["w1 of login", "w2 of login", "w3 of login", "w4 of login", "w5 of login"]' \
+    "$dir/metrics/login.json" >"$dir/new.json"
+  mv "$dir/new.json" "$dir/metrics/login.json"
+  run gen "$dir"
+  assert_success
+  local i
+  for i in 1 2 3 4 5; do
+    run grep -c "w$i of login" "$dir/report.md"
+    assert_output 1
+  done
+  run sed -n '/^\*\*Warnings\*\*/,/^Units/p' "$dir/report.md"
+  assert_line --index 0 "**Warnings** (the first 3 of 6; the others in their metric's section):"
+  assert_line --index 1 '- login: w1 of login'
+  run sed -n '/^## Login rate/,/^## /p' "$dir/report.md"
+  assert_line '- **Warning**: w4 of login'
+  assert_line '- **Warning**: w5 of login'
 }
 
 @test "report: the local-disk baseline (no target) is 'measured', not counted as a PASS" {
