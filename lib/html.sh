@@ -148,7 +148,7 @@ html_page() {
 <title>$title</title>
 <style>
 body { margin: 0; color: #1a1a1a; background: #fff; font: 16px/1.5 system-ui, "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
-main { max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; }
+main { max-width: 62rem; margin: 0 auto; padding: 0.5rem 1rem 2rem; overflow-wrap: break-word; }
 h1 { font-size: 1.5rem; line-height: 1.25; }
 h2 { font-size: 1.25rem; margin-top: 2.2rem; padding-bottom: 0.2rem; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.05rem; }

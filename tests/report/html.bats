@@ -127,6 +127,14 @@ probe_lines() {
   run phone_ok 'viewport 414 page-width 414' 'overflow div 502 382 none'
   assert_failure
   assert_output --partial 'overflow div'
+  # a long word (a results.json path in a metric's list) breaks instead of widening the page
+  local dir=$BATS_TEST_TMPDIR/long
+  mkdir -p "$dir"
+  # shellcheck disable=SC2016 # backticks are Markdown
+  printf '# Long\n\n- all 9 commands: `results.json` `.metrics.concurrency.details.server.commands.and.more.of.it`\n' >"$dir/report.md"
+  "$KIT_ROOT/lib/html.sh" "$dir"
+  run probe_lines <(browser_probe "$dir/report.html" 414 800)
+  phone_ok "${lines[@]}"
   # and the probe does see a frame of 414 px (Chromium's own window is at least 500 px)
   run probe_lines "$D/report.dom"
   assert_line --index 0 'viewport 414 page-width 414'
