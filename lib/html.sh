@@ -118,15 +118,23 @@ html_inline_svgs() {
       close(file)
       return out
     }
+    # a line may hold several pictures (report.md puts a metric'"'"'s charts on one line): each
+    # becomes a figure; the text around them on that line is the paragraph'"'"'s tags only
     /<img [^>]*src="charts\/[A-Za-z0-9._-]+\.svg"/ {
-      src = attr($0, "src"); alt = attr($0, "alt"); f = dir "/" src
-      if ((getline probe < f) > 0) {
-        close(f); n++
-        print "<figure class=\"chart\">"
-        printf "%s", svg(f, alt, "c" n "-")
-        print "</figure>"
-      } else {
-        print "<p>chart: " alt " not drawn (no file " src ").</p>"
+      line = $0
+      while (match(line, /<img [^>]*>/)) {
+        tag = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+        src = attr(tag, "src"); alt = attr(tag, "alt")
+        if (src !~ /^charts\/[A-Za-z0-9._-]+\.svg$/) continue
+        f = dir "/" src
+        if ((getline probe < f) > 0) {
+          close(f); n++
+          print "<figure class=\"chart\">"
+          printf "%s", svg(f, alt, "c" n "-")
+          print "</figure>"
+        } else {
+          print "<p>chart: " alt " not drawn (no file " src ").</p>"
+        }
       }
       next
     }

@@ -203,10 +203,15 @@ def verdict_md($c):
        as $list
      | (if ($list | length) > 0 then "", $list[] else empty end),
        $dm[$nl:][],
-     (if $r.charts != null and ($r.charts.why // null) == null then charts_md($r.charts; $x.metric) else empty end),
+     # the charts on one line (one paragraph of pictures), then what was not drawn
+     (if $r.charts != null and ($r.charts.why // null) == null then
+        [charts_md($r.charts; $x.metric) | select(. != "")]
+        | (map(select(startswith("!["))) | if length > 0 then "", join(" ") else empty end),
+          (map(select(startswith("![") | not)) | if length > 0 then "", .[] else empty end)
+      else empty end),
      (if $x.status == "FAIL" and $a.causes then
         "", "**Likely causes**: \($a.causes | join(" "))",
-        "", "**What to change**:", "", ($a.changes[] | "- \(.)")
+        "", "**What to change**:", ($a.changes[] | "- \(.)")
       else empty end),
      ""),
   # what was not measured, each once with its reason (what a metric is: docs/metrics.md)

@@ -195,11 +195,13 @@ probe_lines() {
   local dir="$BATS_TEST_TMPDIR/linked"
   mkdir -p "$dir"
   cp -R "$RUN/." "$dir/"
-  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg)\n\n![gone](charts/gone.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
+  # several on one line, as report.md puts a metric's charts: each becomes a figure
+  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg) ![gone](charts/gone.svg) ![the rounds](charts/rounds-startup.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
   run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
-  [[ $(grep -c '<svg ' "$dir/report.html") -eq 1 ]]
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 2 ]]
   grep -q 'aria-label="the curve"' "$dir/report.html"
+  grep -q 'aria-label="the rounds"' "$dir/report.html"
   grep -q '<p>chart: gone not drawn (no file charts/gone.svg).</p>' "$dir/report.html"
   run grep -c '<img' "$dir/report.html"
   assert_output 0
