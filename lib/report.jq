@@ -86,6 +86,14 @@ def details_md:
     ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object")
      | "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)));
 
+# short_why: a verdict's reason as short as the results table and the first line want it: without
+# the "repeat N (the median, X): " that names the repeat, without remarks in parentheses, at
+# most 140 characters; the metric's section gives it whole.
+def short_why:
+  sub("^repeat [0-9]+ \\(the median, [^)]*\\): "; "")
+  | gsub(" \\((?:[^()]|\\([^()]*\\))*\\)"; "")
+  | if length > 140 then .[:139] + "…" else . end;
+
 # first_sentence: a text up to its first full stop that ends a sentence.
 def first_sentence: (capture("^(?<s>.*?[.])( |$)").s) // .;
 
@@ -128,7 +136,7 @@ def verdict_md($c):
   ($ms | status_counts) as $counts
   | ($ms | worst) as $w
   | "**Verdict: \(if $counts.FAIL > 0 then "FAIL" else "PASS" end)**: \($counts | counts_text)\(if $r.incomplete then " (incomplete run)" else "" end)."
-    + (if $w then " Worst: \($w.metric), \($w | result_text) (target \($w | target_text))\(if ($w.why // "") != "" then ": \($w.why)" else "" end)." else "" end),
+    + (if $w then " Worst: \($w.metric), \($w | result_text) (target \($w | target_text))\(if ($w.why // "") != "" then ": \($w.why | short_why)" else "" end)." else "" end),
   "",
   charts_none_md($r.charts),
   "",
@@ -136,7 +144,7 @@ def verdict_md($c):
   "",
   "| Metric | Result | Target | Verdict | Why |",
   "|---|---|---|---|---|",
-  ($ms[] | "| [\(.metric)](#\(if .status == "SKIP" then "not-measured" else (($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug end)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | cell) end) |"),
+  ($ms[] | "| [\(.metric)](#\(if .status == "SKIP" then "not-measured" else (($adv[.metric].title // .metric) + " (`\(.metric)`)") | slug end)) | \(result_text | cell) | \(target_text | cell) | \(verdict_md(.)) | \(if .status == "PASS" then "" else (.why // "" | short_why | cell) end) |"),
   "",
   (if ($allw | length) > 0 then
      "**Warnings** (\(if ($allw | length) > 3 then "the first 3 of \($allw | length); the others in their metric's section" else "all \($allw | length)" end)):", "",

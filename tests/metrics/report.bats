@@ -244,3 +244,17 @@ copy_fixture() {
   refute_line --partial '(partial) means'
   refute_line --partial '| CPU |'
 }
+
+@test "report: the results table and the first line give a failed metric's reason short, its section whole" {
+  # a default run's table had a 400-character 'Why' (the repeat, Little's law in parentheses)
+  dir=$(copy_fixture run-pass)
+  jq '.status = "FAIL" | .why = "repeat 2 (the median, 60 logins/s): 60 logins/s is below 100 (8 workers (Little'"'"'s law) need over 400 logins/s)"' \
+    "$dir/metrics/login.json" >"$dir/new.json"
+  mv "$dir/new.json" "$dir/metrics/login.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  assert_line --regexp '^\| \[login\]\(#login-rate-login\) \| .* \| \*\*FAIL\*\* \| 60 logins/s is below 100 \|$'
+  assert_line --regexp '^\*\*Verdict: FAIL\*\*: .* Worst: login, .*: 60 logins/s is below 100\.$'
+  assert_line --partial "**FAIL**: 413 logins/s (target ≥ 100 logins/s and p95 ≤ 20 ms): repeat 2 (the median, 60 logins/s): 60 logins/s is below 100 (8 workers (Little's law) need over 400 logins/s)."
+}
