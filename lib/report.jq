@@ -150,8 +150,6 @@ def verdict_md($c):
      "**Warnings** (\(if ($allw | length) > 3 then "the first 3 of \($allw | length); the others in their metric's section" else "all \($allw | length)" end)):", "",
      ($top[] | "- \(.)"), ""
    else empty end),
-  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
-  "",
   "## The run",
   "",
   "| | |",
@@ -227,4 +225,7 @@ def verdict_md($c):
      "## Not measured", "",
      (.[] | "- \(($adv[.metric].title // .metric)) (`\(.metric)`): \(.why // "not measured")"), ""
    else empty end),
+  # after the findings: how to read the numbers, where the rest is
+  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
+  "",
   "Raw data: `raw/` (fio JSON and helper lines), per-metric objects: `metrics/`, everything merged: `results.json`."

@@ -128,7 +128,7 @@ copy_fixture() {
   run gen "$dir"
   assert_success
   # the first of the three warnings under the results table, and the run's own list
-  run sed -n '/^\*\*Warnings\*\*/,/^Units/p' "$dir/report.md"
+  run sed -n '/^\*\*Warnings\*\*/,/^## /p' "$dir/report.md"
   assert_line --index 1 '- system: ENCRYPTION=yes, but smbstatus shows sessions without encryption: -'
   # and only there: every warning once
   run grep -c 'shows sessions without encryption' "$dir/report.md"
@@ -150,7 +150,7 @@ copy_fixture() {
     run grep -c "w$i of login" "$dir/report.md"
     assert_output 1
   done
-  run sed -n '/^\*\*Warnings\*\*/,/^Units/p' "$dir/report.md"
+  run sed -n '/^\*\*Warnings\*\*/,/^## /p' "$dir/report.md"
   assert_line --index 0 "**Warnings** (the first 3 of 6; the others in their metric's section):"
   assert_line --index 1 '- login: w1 of login'
   run sed -n '/^## Login rate/,/^## /p' "$dir/report.md"
