@@ -258,3 +258,18 @@ copy_fixture() {
   assert_line --regexp '^\*\*Verdict: FAIL\*\*: .* Worst: login, .*: 60 logins/s is below 100\.$'
   assert_line --partial "**FAIL**: 413 logins/s (target ≥ 100 logins/s and p95 ≤ 20 ms): repeat 2 (the median, 60 logins/s): 60 logins/s is below 100 (8 workers (Little's law) need over 400 logins/s)."
 }
+
+@test "report: the test server's smb.conf shows its settings without the kit's own folders and files" {
+  # a default run's row listed ten folders and files of the kit (lock directory = /var/lib/...)
+  dir=$(copy_fixture run-pass)
+  jq '.server_settings = {checked_with: "testparm -s x", in_effect: {SIGNING: "default"},
+      parameters: {global: {"lock directory": "/var/lib/samba/perf-test/lock", "load printers": "No",
+        "log file": "/var/log/samba/perf-test/log.smbd"}, share: {path: "/srv/samba-perf-test", "read only": "No"}}}' \
+    "$dir/system.json" >"$dir/new.json"
+  mv "$dir/new.json" "$dir/system.json"
+  run gen "$dir"
+  assert_success
+  run cat "$dir/report.md"
+  # shellcheck disable=SC2016 # backticks are Markdown
+  assert_line '| Samba parameters (smb.conf of the test server) | [global] load printers = No; [share] read only = No; 3 folders and files of the kit left out: the whole file is `smb.conf` |'
+}
