@@ -145,6 +145,8 @@ settings_load() {
   declare -F sambaparams_validate >/dev/null || source "$root/lib/sambaparams.sh"
   # shellcheck source=lib/registry.sh
   declare -F registry_check_settings >/dev/null || source "$root/lib/registry.sh"
+  # shellcheck source=lib/clienthosts.sh
+  declare -F clienthosts_check_settings >/dev/null || source "$root/lib/clienthosts.sh"
   settings_validate
   KIT_CONF=$CONF_DIR/smb.conf
   KIT_CREDENTIALS=$CONF_DIR/credentials
@@ -372,6 +374,7 @@ settings_validate() {
   ((${TARGET_ERRORS_MAX_PCT%.*} <= 100)) || settings_bad TARGET_ERRORS_MAX_PCT "must be from 0 to 100"
   sambaparams_validate
   registry_check_settings
+  clienthosts_check_settings
   return 0
 }
 

@@ -207,3 +207,28 @@ CONF
   [[ $PK_SERVICE != "$first_service" && $PK_USER != "$first_user" && $PK_TABLE != "$first_table" ]] ||
     fail "two runs got the same names: $PK_SERVICE $PK_USER $PK_TABLE"
 }
+
+@test "client host settings (issue 23): each bad value named in one line; empty CLIENT_HOSTS is today's kit" {
+  local c key value ok='CLIENT_HOSTS=ws1 root@ws2.example.org' addr='CLIENT_HOSTS_SERVER_ADDR=198.18.0.1'
+  # each case: the bad KEY=VALUE last, the keys it needs before it
+  local -a cases=(
+    "CLIENT_HOSTS_SERVER_ADDR=198.18.0.1"
+    "$addr|CLIENT_HOSTS=ws1 -oProxyCommand=x" "$addr|CLIENT_HOSTS=ws1 ws1" "$addr|CLIENT_HOSTS=ws1 bad/host"
+    "$ok|CLIENT_HOSTS_SERVER_ADDR=" "$ok|CLIENT_HOSTS_SERVER_ADDR=127.0.0.1" "$ok|CLIENT_HOSTS_SERVER_ADDR=198.18.0.01"
+    "$ok|CLIENT_HOSTS_SERVER_ADDR=224.0.0.1" "$ok|CLIENT_HOSTS_SERVER_ADDR=0.0.0.0" "$ok|CLIENT_HOSTS_SERVER_ADDR=ws1"
+    "CLIENT_SHELL=ssh \$(id)" "CLIENT_SHELL=ssh;id" "CLIENT_SHELL=" "$ok|$addr|CLIENT_SHELL=no-such-remote-shell -x"
+  )
+  local -a env
+  for c in "${cases[@]}"; do
+    IFS='|' read -ra env <<<"$c"
+    key=${env[-1]%%=*} value=${env[-1]#*=}
+    run load_with "${env[@]}"
+    [[ $status -eq 1 ]] || fail "'$c' was accepted (status $status)"
+    [[ $output == *"setting '$key' has bad value '$value'"* ]] || fail "'$c' gave: $output"
+    [[ $(grep -c . <<<"$output") -eq 1 ]] || fail "'$c': more than one line: $output"
+  done
+  run load_with "$ok" "$addr" "CLIENT_SHELL=ip netns exec"
+  assert_success
+  run load_with CLIENT_SHELL=no-such-remote-shell
+  assert_success
+}
