@@ -19,7 +19,7 @@ umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (sec
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service redirect mount cleanup \
+common_source_libs "$KIT_ROOT" settings clienthosts state lock deps account smbconf selinux service redirect mount cleanup \
   serverconf
 
 START_LOGIN_TIMEOUT=30
@@ -33,6 +33,7 @@ start_preflight() {
   service_check_unit
   service_check_cgroup
   redirect_check
+  clienthosts_preflight
   for key in CONF_DIR STATE_DIR LOG_DIR SHARE_DIR MOUNT_POINT; do state_dir_check "$key"; done
 }
 
@@ -142,6 +143,8 @@ main() {
   service_wait_login "$CLIENT_ADDR" 445 10 ||
     die "no login through the redirect $CLIENT_ADDR:445 (nftables table 'ip $NFT_TABLE')"
   log "login: works through $KIT_UNC (port 445)"
+  clienthosts_remove
+  clienthosts_deploy
 
   mount_up
   state_set KIT_STARTED_AT "$(date -u +%FT%TZ)"

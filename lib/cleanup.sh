@@ -2,9 +2,11 @@
 # results/. Works on a half-started or already clean system. Removes only what carries the
 # kit's mark (checked right before each step); names what it keeps. Sourced; functions only.
 
-# cleanup_stop: unmount, stop the service, remove the nft table (what stop-samba.sh does).
+# cleanup_stop: unmount, remove the kit's folders from the client hosts, stop the service,
+# remove the nft table (what stop-samba.sh does).
 cleanup_stop() {
   mount_down
+  clienthosts_remove
   service_stop
   redirect_remove
 }

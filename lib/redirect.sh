@@ -1,7 +1,10 @@
 # lib/redirect.sh: the one nftables rule that sends CLIENT_ADDR:445 to SERVER_ADDR:TEST_PORT,
-# in the kit's own table 'ip NFT_TABLE' (nat output hook, dstnat priority). The table carries
+# in the kit's own table 'ip NFT_TABLE' (nat output hook, dstnat priority); with client hosts
+# (lib/clienthosts.sh) a second one, in the prerouting hook (their packets come in from the
+# network), sends CLIENT_HOSTS_SERVER_ADDR:445 to CLIENT_HOSTS_SERVER_ADDR:TEST_PORT. The table carries
 # the kit's comment; a table without it is never replaced or deleted. Not persisted.
-# Sourced; functions only. Needs the loaded settings.
+# Sourced; functions only. Needs the loaded settings and lib/clienthosts.sh (settings_load
+# sources it).
 
 REDIRECT_MARK='samba-perf-test kit'
 # How long one nft command may take: its first use loads the nf_tables and nat modules, which
@@ -27,9 +30,16 @@ table ip $NFT_TABLE {
   chain output {
     type nat hook output priority -100; policy accept;
     ip daddr $CLIENT_ADDR tcp dport 445 dnat to $SERVER_ADDR:$TEST_PORT
-  }
+  }$(redirect_hosts_chain)
 }
 NFT
+}
+
+# redirect_hosts_chain: the client hosts' chain of the ruleset (nothing without client hosts).
+redirect_hosts_chain() {
+  clienthosts_on || return 0
+  printf '\n  chain prerouting {\n    type nat hook prerouting priority -100; policy accept;\n'
+  printf '    ip daddr %s tcp dport 445 dnat to %s:%s\n  }' "$CLIENT_HOSTS_SERVER_ADDR" "$CLIENT_HOSTS_SERVER_ADDR" "$TEST_PORT"
 }
 
 # redirect_table_state TABLE: print 'kit' when 'ip TABLE' exists and is this kit's (its comment
@@ -100,8 +110,13 @@ redirect_current() {
   local rules
   [[ $(redirect_table_state "$NFT_TABLE") == kit ]] || return 1
   rules=$(redirect_nft list table ip "$NFT_TABLE" 2>/dev/null) || return 1
+  local n=1
+  if clienthosts_on; then
+    n=2
+    grep -qE "ip daddr $CLIENT_HOSTS_SERVER_ADDR tcp dport 445 dnat (ip )?to $CLIENT_HOSTS_SERVER_ADDR:$TEST_PORT\$" <<<"$rules" || return 1
+  fi
   grep -qE "ip daddr $CLIENT_ADDR tcp dport 445 dnat (ip )?to $SERVER_ADDR:$TEST_PORT\$" <<<"$rules" &&
-    (($(grep -c 'dnat' <<<"$rules") == 1))
+    (($(grep -c 'dnat' <<<"$rules") == n))
 }
 
 # redirect_delete TABLE: delete 'ip TABLE' when it carries the kit's comment (checked right
@@ -132,6 +147,9 @@ redirect_add() {
   KIT_NFT_TABLE=$NFT_TABLE
   redirect_ruleset | redirect_nft -f - || die "could not add the nftables table 'ip $NFT_TABLE'"
   log "redirect: nftables table 'ip $NFT_TABLE': $CLIENT_ADDR:445 -> $SERVER_ADDR:$TEST_PORT"
+  if clienthosts_on; then
+    log "redirect: client hosts: $CLIENT_HOSTS_SERVER_ADDR:445 -> $CLIENT_HOSTS_SERVER_ADDR:$TEST_PORT"
+  fi
 }
 
 # redirect_remove: delete the kit's table (and the one the state names, if NFT_TABLE changed);

@@ -28,7 +28,8 @@ smbconf_render() {
     "SERVER_SIGNING=$signing" "SERVER_SMB_ENCRYPT=$encrypt" "STRICT_SYNC=$STRICT_SYNC" \
     "USE_SENDFILE=$USE_SENDFILE" "SHARE_NAME=$SHARE_NAME" "SHARE_DIR=$SHARE_DIR" \
     "TEST_USER=$TEST_USER" "SAMBA_GLOBAL_PARAMS=$(sambaparams_lines SAMBA_GLOBAL_PARAMS)" \
-    "SAMBA_SHARE_PARAMS=$(sambaparams_lines SAMBA_SHARE_PARAMS)" "SMBD_PROFILING=$SMBD_PROFILING"
+    "SAMBA_SHARE_PARAMS=$(sambaparams_lines SAMBA_SHARE_PARAMS)" "SMBD_PROFILING=$SMBD_PROFILING" \
+    "CLIENT_HOSTS_INTERFACE=$(clienthosts_smbconf_interface)" "CLIENT_HOSTS_ALLOW=$(clienthosts_smbconf_allow)"
 }
 
 # smbconf_apply ROOT: render, check with testparm, install as KIT_CONF when it differs.

@@ -26,7 +26,7 @@ STUB
 
 # add: redirect_add with the stand-in nft and the state set aside; $1: REDIRECT_NFT_TIMEOUT or ''.
 add() {
-  PATH=$BATS_TEST_TMPDIR/bin:$PATH bash -c 'source "$1/lib/common.sh"; source "$1/lib/redirect.sh"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH bash -c 'source "$1/lib/common.sh"; source "$1/lib/clienthosts.sh"; source "$1/lib/redirect.sh"
     state_set() { :; }
     NFT_TABLE=samba_perf_test_u CLIENT_ADDR=127.0.0.2 SERVER_ADDR=127.0.0.1 TEST_PORT=4450
     [[ -z $2 ]] || REDIRECT_NFT_TIMEOUT=$2
