@@ -9,6 +9,14 @@ include "format";
 def per_login_ms($line; $ev):
   helper_cpu($line; $ev; $line.errors // 0).per_op_us | if . == null then null else (. | round) / 1000 end;
 
+# client_hosts_notes($line): with client hosts, a note of each host's rate and the fairness.
+def client_hosts_notes($line):
+  if ($line.client_hosts | type) != "array" then [] else
+    ["Client hosts (\($line.client_hosts | length), \($line.workers // 0) workers in all): "
+      + ([$line.client_hosts[] | "\(.host) \(.rate_per_s // 0 | num) logins/s (p95 \(.lat_ms.p95 // 0 | num) ms)"] | join(", "))
+      + "; rates add, latency from the merged histograms. Fairness: min \($line.fairness.min_rate_per_s | num), max \($line.fairness.max_rate_per_s | num) logins/s per host, Jain's index \($line.fairness.jain // "n/a")."]
+  end;
+
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",
        target_text: "≥ \(setting("TARGET_LOGIN_RATE_MIN")) logins/s and p95 ≤ \(setting("TARGET_LOGIN_P95_MAX_MS")) ms"};
@@ -26,10 +34,12 @@ def verdict:
            (if $err > 0 then "\($err) of \($ops + $err) logins failed: \($f.first_error // "?")" else empty end)] as $fails
         | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),
            details: ($f | {workers, duration_s, ops, errors, rate_per_s, lat_ms}
+             + (if .client_hosts then {client_hosts, fairness} else {} end)
              + (if .first_error then {first_error} else {} end)
              + failed_times($f)
              + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // ""),
                 notes: (["smbd CPU per login attempt: the server's CPU time over \(helper_cpu($f; $ev; 0).over) divided by every login attempt in it, failed ones too."]
+                  + client_hosts_notes($f)
                   + if $err > 0 then [failed_times_note] else [] end)}),
            warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
              ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}

@@ -1,7 +1,15 @@
 # lib/metrics/login.sh: the login metric: WORKERS clients log in and out for DURATION seconds
-# (smb-login-storm). Sourced; functions only. Verdict: lib/metrics/login.jq.
+# (smb-login-storm); with client hosts (CLIENT_HOSTS, lib/clienthosts.sh) WORKERS clients on
+# each host, all hosts at once (lib/clienthosts-fanout.sh), through CLIENT_HOSTS_SERVER_ADDR.
+# Sourced; functions only. Verdict: lib/metrics/login.jq.
 
-login_describe() { echo "$WORKERS clients logging in for $DURATION s"; }
+login_describe() {
+  if clienthosts_on; then
+    echo "$WORKERS clients on each of $(wc -w <<<"$CLIENT_HOSTS") client hosts logging in for $DURATION s"
+  else
+    echo "$WORKERS clients logging in for $DURATION s"
+  fi
+}
 login_estimate() { measure_estimate $((DURATION + 1)); }
 login_needs() { :; }
 
@@ -9,6 +17,15 @@ login_needs() { :; }
 login_storm() {
   local h
   local -a cpu
+  if clienthosts_on; then
+    [[ -n ${KIT_CLIENT_DIRS:-} ]] || {
+      run_why "the client hosts have no helpers: run ./start-samba.sh with CLIENT_HOSTS set"
+      return 1
+    }
+    measure "$1" $((DURATION * 2 + 60)) -- "$KIT_ROOT/lib/clienthosts-fanout.sh" "$RUN_DIR/raw/$1" "$CLIENT_SHELL" \
+      "$KIT_CLIENT_DIRS" smb-login-storm -w "$WORKERS" -d "$DURATION" "//$CLIENT_HOSTS_SERVER_ADDR/$SHARE_NAME" || true
+    return 0
+  fi
   h=$(child_helper smb-login-storm) || return 1
   mapfile -t cpu < <(child_cg_args)
   measure "$1" $((DURATION * 2 + 60)) -- "$h" -A "$KIT_CREDENTIALS" -w "$WORKERS" -d "$DURATION" "${cpu[@]}" "$KIT_UNC" || true

@@ -2,7 +2,8 @@
 # Client hosts (issue 23), tried with two network namespaces on 198.18.0.0/15
 # (tests/test_helper/netns.bash, remote shell `ip netns exec`): refusals before anything
 # changes, then start (smbd also on the test address, hosts allow, the kit's prerouting rule,
-# helpers and credentials on each host), and cleanup leaving nothing on any host.
+# helpers and credentials on each host), the login metric from both hosts at once (per host,
+# merged, fairness, smbd's count = the clients' sum), and cleanup leaving nothing on any host.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -114,6 +115,34 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
   grep -q "Denied connection from ${NETNS_ADDR%.1}.4 " "$PK_ROOT/log/log.smbd" || fail "smbd did not deny ${NETNS_ADDR%.1}.4"
   run ip netns exec "${NETNS_HOSTS%% *}" timeout 20 smbclient -A "$PK_ROOT/conf/credentials" "//$NETNS_ADDR/perftest" -c ls
   assert_success
+}
+
+@test "login from both client hosts at once: per host, merged, fairness, smbd's count = the clients' sum" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  run "$KIT_ROOT/test-samba.sh" login
+  local run_dir h
+  run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  for h in $NETNS_HOSTS; do
+    [[ -s $run_dir/raw/login.client-$h.json ]] || fail "no line of host $h: $(ls "$run_dir/raw")"
+    jq -e '.ok == true and .ops > 0' "$run_dir/raw/login.client-$h.json" >/dev/null ||
+      fail "host $h: $(cat "$run_dir/raw/login.client-$h.json")"
+  done
+  # merged: ops and rates add up, two hosts, a fairness line
+  run jq -r --slurpfile a "$run_dir/raw/login.client-${NETNS_HOSTS%% *}.json" \
+    --slurpfile b "$run_dir/raw/login.client-${NETNS_HOSTS##* }.json" '
+    [(.ops == $a[0].ops + $b[0].ops), (.workers == 4), (.client_hosts | length == 2),
+     ((.rate_per_s - $a[0].rate_per_s - $b[0].rate_per_s) | fabs < 0.01),
+     (.fairness.jain > 0.5 and .fairness.jain <= 1), (.hist.counts | add) == .ops + .late_ops,
+     (.lat_ms.p95 >= .lat_ms.p50)] | all' "$run_dir/raw/login.json"
+  assert_output true
+  # smbd's own count of logins against the clients' sum (the server view's count check)
+  run jq -r '.details.count_check | "\(.client) \(.server) \(.ok)"' "$run_dir/metrics/login.json"
+  local c s ok
+  read -r c s ok <<<"$output"
+  [[ $c == "$(jq -s 'map(.ops + .late_ops + .errors) | add' "$run_dir"/raw/login.client-*.json)" ]] ||
+    fail "the count check's client count $c is not the hosts' sum"
+  [[ $ok == true ]] || fail "smbd counted $s logins, the clients $c"
+  grep -q "Jain's index" "$run_dir/metrics/login.json" || fail "no fairness note"
 }
 
 @test "stop and cleanup remove the kit's folders from every client host, and the table" {

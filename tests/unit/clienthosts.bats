@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# The merge of client hosts' helper lines (lib/clienthosts.jq) and the fan-out
+# (lib/clienthosts-fanout.sh) on fixture lines, with a stand-in remote shell: counts and rates
+# add, percentiles come from the merged histograms (never averaged), fairness, a failed host.
+
+setup() {
+  load ../test_helper/common-setup
+  _common_setup
+  kit_require_cmd jq
+  # the stand-in remote shell drops the host name and runs the command here
+  printf '#!/bin/sh\nshift\nexec "$@"\n' >"$BATS_TEST_TMPDIR/rsh"
+  chmod +x "$BATS_TEST_TMPDIR/rsh"
+}
+
+# host_dir NAME LINE: a client host folder whose smb-login-storm prints LINE (and its args to
+# args.txt).
+host_dir() {
+  local d=$BATS_TEST_TMPDIR/$1
+  mkdir -p "$d"
+  printf '#!/bin/sh\necho "$@" >%s/args.txt\ncat <<"J"\n%s\nJ\n' "$d" "$2" >"$d/smb-login-storm"
+  chmod +x "$d/smb-login-storm"
+  echo "$1=$d"
+}
+
+# two hosts' lines: A 10 logins of ~1 ms, B 20 of ~9.9 ms and 10 of ~10.1 ms (the helpers' gamma)
+LINE_A='{"helper":"smb-login-storm","ok":true,"duration_s":1.1,"window_s":1,"workers":2,"ops":10,"late_ops":0,"errors":0,"rate_per_s":10,"per_s":[10],"lat_ms":{"p50":1.0096,"p95":1.0096,"p99":1.0096,"max":1.01,"mean":1},"hist":{"unit":"us","gamma":1.019182,"bounds":[1019.27],"counts":[10]}}'
+LINE_B='{"helper":"smb-login-storm","ok":true,"duration_s":1.2,"window_s":1,"workers":2,"ops":30,"late_ops":0,"errors":0,"rate_per_s":30,"per_s":[30],"lat_ms":{"p50":9.9,"p95":10.1,"p99":10.1,"max":10.2,"mean":10},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69,10195.9],"counts":[20,10]}}'
+
+@test "merged line: counts and rates add, percentiles from the merged histogram, Jain's index" {
+  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" \
+    "$(host_dir ws1 "$LINE_A") $(host_dir ws2 "$LINE_B")" smb-login-storm -w 2 -d 1 //198.18.0.1/perftest
+  assert_success
+  local m=$output
+  [[ -s $BATS_TEST_TMPDIR/login.client-ws1.json && -s $BATS_TEST_TMPDIR/login.client-ws2.json ]] || fail "per-host files"
+  # each host got the credentials of its own folder, the arguments unchanged
+  run cat "$BATS_TEST_TMPDIR/ws1/args.txt"
+  assert_output "-A $BATS_TEST_TMPDIR/ws1/credentials -w 2 -d 1 //198.18.0.1/perftest"
+  run jq -c '[.ok, .ops, .workers, .rate_per_s, .per_s, .window_s, (.client_hosts | map(.host)), .fairness]' <<<"$m"
+  assert_output '[true,40,4,40,[40],1,["ws1","ws2"],{"hosts":2,"min_rate_per_s":10,"max_rate_per_s":30,"jain":0.8}]'
+  # 40 samples: 10 at ~1 ms, 30 at ~10 ms. p50 is rank 20, a ~10 ms one; averaging the hosts'
+  # p50s would give 5.45 ms, a time no login took
+  run jq -c '.lat_ms | [(.p50 * 10 | round), (.p95 * 10 | round), .max, .mean]' <<<"$m"
+  assert_output '[99,101,10.2,7.75]'
+  run jq -c '.hist.counts' <<<"$m"
+  assert_output '[10,20,10]'
+}
+
+@test "a host whose helper fails or prints nothing: the merged line is not ok and names the host" {
+  local a b
+  a=$(host_dir ws1 "$LINE_A")
+  b=$(host_dir ws2 '')
+  printf '#!/bin/sh\necho boom >&2\nexit 1\n' >"${b#*=}/smb-login-storm"
+  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" "$a $b" smb-login-storm -d 1 //x/y
+  assert_failure 1
+  run jq -r '[.ok, .error, .ops] | @tsv' <<<"$output"
+  assert_output $'false\tclient host ws2: smb-login-storm gave no result on ws2\t10'
+  run cat "$BATS_TEST_TMPDIR/login.client-ws2.err"
+  assert_output boom
+}
