@@ -12,8 +12,14 @@ setup_file() {
   [[ $(id -u) -eq 0 ]] || return 0
   command -v ip >/dev/null || return 0
   load ../test_helper/netns
-  # two client hosts, and a third namespace on the same link that is not one ('hosts allow')
-  netns_setup 3 || return 1
+  # two client hosts, and a third namespace on the same link that is not one ('hosts allow');
+  # where namespaces cannot be made (a chroot or container may refuse them) every test skips,
+  # naming why: tests/minimal/host-tests lists this file, so CI runs it on the host
+  if ! netns_setup 3 2>"$BATS_FILE_TMPDIR/netns.err"; then
+    netns_teardown || true
+    echo "network namespaces cannot be made here: $(head -n 1 "$BATS_FILE_TMPDIR/netns.err")" >"$BATS_FILE_TMPDIR/netns.skip"
+    return 0
+  fi
   CH_OTHER=${NETNS_HOSTS##* } NETNS_HOSTS=${NETNS_HOSTS% *}
   export CH_OTHER NETNS_HOSTS
   load ../test_helper/private-kit
@@ -37,6 +43,7 @@ setup() {
   _common_setup
   kit_require_root
   kit_require_cmd ip nft ss smbd
+  [[ ! -e $BATS_FILE_TMPDIR/netns.skip ]] || skip "$(cat "$BATS_FILE_TMPDIR/netns.skip")"
   load ../test_helper/netns
   load ../test_helper/private-kit
   # `ip netns exec` passes the kit's environment on (ssh would not): the client hosts' temp
