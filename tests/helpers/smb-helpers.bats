@@ -173,6 +173,46 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(60)' "$silent"
   ((SECONDS - start <= 12)) || fail "took $((SECONDS - start)) s"
 }
 
+# deny_local ON|OFF: smbd ends every connection from 127.0.0.1 at once ('hosts deny', read again
+# on HUP), or no longer; waits until a login through smbclient fails, or works again.
+deny_local() {
+  local pid
+  pid=$(helpers_smbd_pid "$SMBD_DIR")
+  if [[ $1 == ON ]]; then
+    sed -i 's/^\[global\]$/[global]\n  hosts deny = 127.0.0.1/' "$SMBD_CONF"
+  else
+    sed -i '/^  hosts deny = 127.0.0.1$/d' "$SMBD_CONF"
+  fi
+  kill -HUP "$pid"
+  common_wait_until 20 0.2 local_login_is "$1" || fail "smbd did not take 'hosts deny' $1 within 20 s"
+}
+
+# local_login_is ON|OFF: smbclient's login fails (ON: denied) or works (OFF)
+local_login_is() {
+  if timeout 10 smbclient -p "$PORT" -A "$SMBD_CREDS" //127.0.0.1/perf -c 'ls' >/dev/null 2>&1; then
+    [[ $1 == OFF ]]
+  else
+    [[ $1 == ON ]]
+  fi
+}
+
+# libsmbclient gives EINVAL both for the login helpers' own success (the refused RAP call after
+# the login) and for a status it maps to no errno (smbd ending the connection: hosts deny). The
+# helpers counted such refused connections as logins (a client host outside 'hosts allow' gave
+# 47 "ok" logins in issue 23's test); a login is a success only when a connection was made.
+@test "a connection smbd ends at once (hosts deny) is a failed login, not a success" {
+  deny_local ON
+  run --separate-stderr "$H/smb-wait-login" -A "$SMBD_CREDS" -i 10 -t 1 "$UNC"
+  local wait_status=$status wait_out=$output
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 1 -d 1 "$UNC"
+  local storm_status=$status storm_out=$output
+  deny_local OFF
+  assert_equal "$wait_status" 1
+  jq_e '.ok == false and .first_success_ns == null' <<<"$wait_out" || fail "$wait_out"
+  assert_equal "$storm_status" 1
+  jq_e '.ok == false and .ops == 0 and .errors > 0' <<<"$storm_out" || fail "$storm_out"
+}
+
 @test "smb-login-storm: its logins equal the connections and tree connects smbd counted" {
   local t0 t1 c0 c1
   settle
