@@ -6,6 +6,11 @@
 # write here lands in guest memory. Kernel command line keys it reads:
 #   guest.plan=DIR     host folder written by run-guest.sh (env.sh for guest-run.sh)
 #   guest.modules=DIR  unpacked lib/modules/<kver> of the guest kernel (from the cache)
+#   guest.root=vda     the root is a disk image labelled for SELinux (selinux-image.sh): the
+#                      plan and the modules come as read-only 9p shares (tags 'plan', 'modules')
+#                      mounted at guest.plan and /lib/modules/<kver>, every 9p share gets a
+#                      context= label, what this script writes is labelled with setfiles, and
+#                      the command runs as unconfined_t (an admin's root shell)
 # Any failure before systemd takes over writes status 125 to the results share and
 # powers off.
 
@@ -29,23 +34,38 @@ mountpoint -q /proc || mount -t proc proc /proc
 mountpoint -q /sys || mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 
-plan='' moddir=''
+plan='' moddir='' root=hostroot
 read -r -a args </proc/cmdline
 for arg in "${args[@]}"; do
   case $arg in
     guest.plan=*) plan=${arg#guest.plan=} ;;
     guest.modules=*) moddir=${arg#guest.modules=} ;;
+    guest.root=*) root=${arg#guest.root=} ;;
   esac
 done
 kver=$(uname -r)
 
+p9=trans=virtio,version=9p2000.L,msize=512000 ctx=() service_ctx=''
+if [[ $root == vda ]]; then
+  ctx=(-o context=system_u:object_r:tmp_t:s0)
+  service_ctx=SELinuxContext=unconfined_u:unconfined_r:unconfined_t:s0
+fi
 mkdir -p "$GUEST_RESULTS_MNT" || stage2_fail "cannot create '$GUEST_RESULTS_MNT'"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$GUEST_RESULTS_MNT" ||
+mount -t 9p -o "$p9" "${ctx[@]}" results "$GUEST_RESULTS_MNT" ||
   stage2_fail "cannot mount the results share (9p tag 'results')"
+if [[ $root == vda ]]; then
+  { mkdir -p "$plan" && mount -t 9p -o "$p9,ro" "${ctx[@]}" plan "$plan"; } ||
+    stage2_fail "cannot mount the plan share (9p tag 'plan') on '$plan'"
+  { mkdir -p "/lib/modules/$kver" && mount -t 9p -o "$p9,ro,context=system_u:object_r:modules_object_t:s0" \
+    modules "/lib/modules/$kver"; } || stage2_fail "cannot mount the modules share (9p tag 'modules')"
+  moddir=/lib/modules/$kver
+fi
 [[ -f $plan/env.sh ]] || stage2_fail "no env.sh in plan folder '$plan'"
 [[ -f $moddir/modules.dep ]] || stage2_fail "no modules.dep in '$moddir'"
-{ mkdir -p "/lib/modules/$kver" && mount --bind "$moddir" "/lib/modules/$kver"; } ||
-  stage2_fail "cannot bind '$moddir' onto '/lib/modules/$kver'"
+if [[ $root != vda ]]; then
+  { mkdir -p "/lib/modules/$kver" && mount --bind "$moddir" "/lib/modules/$kver"; } ||
+    stage2_fail "cannot bind '$moddir' onto '/lib/modules/$kver'"
+fi
 
 # The host may be a container: its marker files would make systemd and the kit think so.
 rm -f /.dockerenv /run/.containerenv
@@ -90,7 +110,14 @@ StandardOutput=journal+console
 StandardError=inherit
 TimeoutStartSec=infinity
 TimeoutStopSec=30
+$service_ctx
 EOF
+
+if [[ $root == vda ]]; then
+  # written before the policy is loaded: give them the labels the policy's rules say
+  setfiles -F /etc/selinux/default/contexts/files/file_contexts /etc/systemd/system \
+    /etc/tmpfiles.d || stage2_fail "setfiles failed on what stage 2 wrote"
+fi
 
 read -r up _ </proc/uptime
 echo "guest-stage2: starting systemd at ${up} s uptime" >/dev/console

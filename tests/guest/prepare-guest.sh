@@ -5,7 +5,7 @@
 # Downloads the Debian kernel package that linux-image-amd64 depends on (without
 # installing it), unpacks it into a private folder, runs depmod, extracts the
 # uncompressed vmlinux (PVH boot) and builds a small busybox initramfs that loads
-# virtio/9p/overlay and switches into the host's root file system.
+# virtio/9p/overlay (and virtio_blk/ext4 for a disk image root) and switches into the root.
 #
 # Everything is cached in $GUEST_CACHE (default /var/cache/samba-perf-test-guest),
 # keyed by kernel version, and reused on the next run (a new kernel version replaces the old). On success the last line on
@@ -30,7 +30,7 @@ GUEST_CACHE=${GUEST_CACHE:-/var/cache/samba-perf-test-guest}
 
 # The modules the initramfs loads, in dependency order (modprobe --show-depends
 # computes the real order from the unpacked tree; this is the set we ask for).
-GUEST_INITRD_MODULES=(virtio_pci virtio_rng 9pnet_virtio 9p overlay)
+GUEST_INITRD_MODULES=(virtio_pci virtio_rng virtio_blk 9pnet_virtio 9p overlay ext4)
 
 prep_log() { printf 'prepare-guest: %s\n' "$*" >&2; }
 prep_die() {

@@ -25,7 +25,10 @@
 # Environment: GUEST_CACHE (see prepare-guest.sh), GUEST_ACCEL (auto|kvm|tcg),
 # GUEST_MEM_MB (2048), GUEST_CPUS (2), GUEST_TIMEOUT (600), GUEST_VERBOSE=1 (console to stderr),
 # GUEST_CPU_MODEL (TCG CPU, default qemu64: measured 1.5-2x quicker here than 'max', whose
-# AVX2 code paths TCG emulates slowly), GUEST_KERNEL_ARGS (extra kernel arguments).
+# AVX2 code paths TCG emulates slowly), GUEST_KERNEL_ARGS (extra kernel arguments),
+# GUEST_IMAGE (an ext4 root image from selinux-image.sh instead of this machine's root:
+# booted with qemu snapshot=on, so the image file is never written; COMMAND runs in the kit
+# copy inside it, /opt/samba-perf-test, unless -C names another folder of the image).
 #
 # Exit: COMMAND's exit status; 124 the timeout hit; 125 the guest gave no status (boot or
 # harness failure: see guest-console.log); 2 usage.
@@ -123,7 +126,7 @@ guest_write_plan() {
 }
 
 main() {
-  local opt workdir=$PWD results='' envs=() kdir kernel initrd t0 t1 status rc
+  local opt workdir='' results='' envs=() kdir kernel initrd t0 t1 status rc
   local -a accel qemu
   while getopts hcC:e:r:t: opt; do
     case $opt in
@@ -162,7 +165,15 @@ main() {
   }
   [[ $GUEST_CACHE =~ ^/[A-Za-z0-9._/-]+$ ]] || guest_die "GUEST_CACHE '$GUEST_CACHE' must be an absolute path without spaces or odd characters"
   guest_check_host
-  workdir=$(cd "$workdir" && pwd) || guest_die "cannot enter '$workdir'"
+  local image=${GUEST_IMAGE:-} stage2=$GUEST_DIR/guest-stage2.sh plan_arg
+  local -a rootdev
+  if [[ -n $image ]]; then
+    [[ -f $image ]] || guest_die "GUEST_IMAGE '$image' is not a file"
+    workdir=${workdir:-/opt/samba-perf-test}
+    stage2=/opt/samba-perf-test/tests/guest/guest-stage2.sh
+  else
+    workdir=$(cd "${workdir:-$PWD}" && pwd) || guest_die "cannot enter '$workdir'"
+  fi
   mkdir -p "$results"
   results=$(cd "$results" && pwd)
   rm -f "$results"/guest-{exit-status,console.log,command.log,uptime,timing.json}
@@ -178,6 +189,19 @@ main() {
   GUEST_PLAN=$(mktemp -d "$GUEST_CACHE/runs/plan.XXXXXX")
   chmod 0755 "$GUEST_PLAN"
   guest_write_plan "$GUEST_PLAN" "$workdir" "${envs[@]}" -- "$@"
+  # shellcheck disable=SC2054 # commas belong to qemu's option syntax
+  if [[ -n $image ]]; then
+    plan_arg="guest.plan=/guest-plan guest.root=vda"
+    rootdev=(-drive "file=$(guest_qemu_path "$image"),if=virtio,format=raw,snapshot=on"
+      -fsdev "local,id=plan,path=$GUEST_PLAN,security_model=none,readonly=on"
+      -device virtio-9p-pci,fsdev=plan,mount_tag=plan
+      -fsdev "local,id=modules,path=$kdir/root/lib/modules/$(cat "$kdir/kver"),security_model=none,readonly=on"
+      -device virtio-9p-pci,fsdev=modules,mount_tag=modules)
+  else
+    plan_arg="guest.plan=$GUEST_PLAN"
+    rootdev=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+      -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+  fi
 
   mapfile -t accel < <(guest_accel)
   # shellcheck disable=SC2054 # commas belong to qemu's option syntax
@@ -185,9 +209,8 @@ main() {
     "${accel[@]}" -smp "$GUEST_CPUS" -m "$GUEST_MEM_MB"
     -nodefaults -no-reboot -display none -serial stdio -nic none
     -kernel "$kernel" -initrd "$initrd"
-    -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init guest.stage2=$GUEST_DIR/guest-stage2.sh guest.plan=$GUEST_PLAN guest.modules=$kdir/root/lib/modules/$(cat "$kdir/kver") systemd.unified_cgroup_hierarchy=1 systemd.show_status=1 fstab=0 systemd.firstboot=0 $GUEST_KERNEL_ARGS"
-    -fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
-    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+    -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init guest.stage2=$stage2 $plan_arg guest.modules=$kdir/root/lib/modules/$(cat "$kdir/kver") systemd.unified_cgroup_hierarchy=1 systemd.show_status=1 fstab=0 systemd.firstboot=0 $GUEST_KERNEL_ARGS"
+    "${rootdev[@]}"
     -fsdev "local,id=results,path=$(guest_qemu_path "$results"),security_model=none,multidevs=remap"
     -device virtio-9p-pci,fsdev=results,mount_tag=results
     -device virtio-rng-pci)
