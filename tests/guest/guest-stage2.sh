@@ -7,10 +7,12 @@
 #   guest.plan=DIR     host folder written by run-guest.sh (env.sh for guest-run.sh)
 #   guest.modules=DIR  unpacked lib/modules/<kver> of the guest kernel (from the cache)
 #   guest.root=vda     the root is a disk image labelled for SELinux (selinux-image.sh): the
-#                      plan and the modules come as read-only 9p shares (tags 'plan', 'modules')
-#                      mounted at guest.plan and /lib/modules/<kver>, every 9p share gets a
-#                      context= label, what this script writes is labelled with setfiles, and
-#                      the command runs as unconfined_t (an admin's root shell)
+#                      plan and the modules come as read-only 9p shares (tags 'plan', 'modules');
+#                      the three 9p shares are mounted by the service ('guest-stage2.sh
+#                      mount-shares' as ExecStartPre) once systemd has loaded the policy, since
+#                      a context= label cannot be set before; what this script writes is
+#                      labelled with setfiles; the command runs as unconfined_t (an admin's
+#                      root shell)
 # Any failure before systemd takes over writes status 125 to the results share and
 # powers off.
 
@@ -45,24 +47,30 @@ for arg in "${args[@]}"; do
 done
 kver=$(uname -r)
 
-p9=trans=virtio,version=9p2000.L,msize=512000 ctx=() service_ctx=''
+p9=trans=virtio,version=9p2000.L,msize=512000
+# stage2_image_shares: (image root, policy loaded) the 9p shares with SELinux labels
+stage2_image_shares() {
+  local tmp=context=system_u:object_r:tmp_t:s0
+  mount -t 9p -o "$p9,$tmp" results "$GUEST_RESULTS_MNT" &&
+    mount -t 9p -o "$p9,ro,$tmp" plan "$plan" &&
+    mount -t 9p -o "$p9,ro,context=system_u:object_r:modules_object_t:s0" modules "/lib/modules/$kver"
+}
+if [[ ${1:-} == mount-shares ]]; then
+  stage2_image_shares
+  exit
+fi
+
+service_ctx='' service_pre=''
 if [[ $root == vda ]]; then
-  ctx=(-o context=system_u:object_r:tmp_t:s0)
   service_ctx=SELinuxContext=unconfined_u:unconfined_r:unconfined_t:s0
-fi
-mkdir -p "$GUEST_RESULTS_MNT" || stage2_fail "cannot create '$GUEST_RESULTS_MNT'"
-mount -t 9p -o "$p9" "${ctx[@]}" results "$GUEST_RESULTS_MNT" ||
-  stage2_fail "cannot mount the results share (9p tag 'results')"
-if [[ $root == vda ]]; then
-  { mkdir -p "$plan" && mount -t 9p -o "$p9,ro" "${ctx[@]}" plan "$plan"; } ||
-    stage2_fail "cannot mount the plan share (9p tag 'plan') on '$plan'"
-  { mkdir -p "/lib/modules/$kver" && mount -t 9p -o "$p9,ro,context=system_u:object_r:modules_object_t:s0" \
-    modules "/lib/modules/$kver"; } || stage2_fail "cannot mount the modules share (9p tag 'modules')"
-  moddir=/lib/modules/$kver
-fi
-[[ -f $plan/env.sh ]] || stage2_fail "no env.sh in plan folder '$plan'"
-[[ -f $moddir/modules.dep ]] || stage2_fail "no modules.dep in '$moddir'"
-if [[ $root != vda ]]; then
+  service_pre="ExecStartPre=/bin/bash ${BASH_SOURCE[0]} mount-shares"
+  mkdir -p "$GUEST_RESULTS_MNT" "$plan" "/lib/modules/$kver" || stage2_fail "cannot create the mount points"
+else
+  mkdir -p "$GUEST_RESULTS_MNT" || stage2_fail "cannot create '$GUEST_RESULTS_MNT'"
+  mount -t 9p -o "$p9" results "$GUEST_RESULTS_MNT" ||
+    stage2_fail "cannot mount the results share (9p tag 'results')"
+  [[ -f $plan/env.sh ]] || stage2_fail "no env.sh in plan folder '$plan'"
+  [[ -f $moddir/modules.dep ]] || stage2_fail "no modules.dep in '$moddir'"
   { mkdir -p "/lib/modules/$kver" && mount --bind "$moddir" "/lib/modules/$kver"; } ||
     stage2_fail "cannot bind '$moddir' onto '/lib/modules/$kver'"
 fi
@@ -111,12 +119,14 @@ StandardError=inherit
 TimeoutStartSec=infinity
 TimeoutStopSec=30
 $service_ctx
+$service_pre
 EOF
 
 if [[ $root == vda ]]; then
   # written before the policy is loaded: give them the labels the policy's rules say
   setfiles -F /etc/selinux/default/contexts/files/file_contexts /etc/systemd/system \
-    /etc/tmpfiles.d || stage2_fail "setfiles failed on what stage 2 wrote"
+    /etc/tmpfiles.d "$GUEST_RESULTS_MNT" "$plan" /lib/modules ||
+    stage2_fail "setfiles failed on what stage 2 wrote"
 fi
 
 read -r up _ </proc/uptime
