@@ -24,8 +24,11 @@ source "${BASH_SOURCE[0]%/*}/scenario.sh"
 SEL=$OUT/selinux
 
 # sel_port WHEN: the port rules of TEST_PORT
+# (and the whole list, with semanage's errors, in <when>-port-all.txt)
 sel_port() {
-  semanage port -l 2>&1 | awk -v p="$TEST_PORT" '{ for (i = 3; i <= NF; i++) { x = $i; sub(/,$/, "", x); if (x == p) { print; next } } }' >"$SEL/$1-port.txt"
+  semanage port -l >"$SEL/$1-port-all.txt" 2>&1
+  awk -v p="$TEST_PORT" '{ for (i = 3; i <= NF; i++) { x = $i; sub(/,$/, "", x); if (x == p) { print; next } } }' \
+    "$SEL/$1-port-all.txt" >"$SEL/$1-port.txt"
 }
 
 # sel_evidence WHEN: smbd's domain, the folders' labels, the port rule
