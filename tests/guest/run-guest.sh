@@ -193,10 +193,10 @@ main() {
   if [[ -n $image ]]; then
     plan_arg="guest.plan=/guest-plan guest.root=vda"
     rootdev=(-drive "file=$(guest_qemu_path "$image"),if=virtio,format=raw,snapshot=on"
-      -fsdev "local,id=plan,path=$GUEST_PLAN,security_model=none,readonly=on"
-      -device virtio-9p-pci,fsdev=plan,mount_tag=plan
-      -fsdev "local,id=modules,path=$kdir/root/lib/modules/$(cat "$kdir/kver"),security_model=none,readonly=on"
-      -device virtio-9p-pci,fsdev=modules,mount_tag=modules)
+    -fsdev "local,id=plan,path=$GUEST_PLAN,security_model=none,readonly=on"
+    -device virtio-9p-pci,fsdev=plan,mount_tag=plan
+    -fsdev "local,id=modules,path=$kdir/root/lib/modules/$(cat "$kdir/kver"),security_model=none,readonly=on"
+    -device virtio-9p-pci,fsdev=modules,mount_tag=modules)
   else
     plan_arg="guest.plan=$GUEST_PLAN"
     rootdev=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
