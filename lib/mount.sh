@@ -4,7 +4,7 @@
 # mount_has_cifs: true when the kernel has cifs (/proc/filesystems, else after modprobe cifs).
 mount_has_cifs() {
   grep -qw cifs /proc/filesystems 2>/dev/null && return 0
-  common_have modprobe && common_timeout 30 modprobe -q cifs 2>/dev/null && grep -qw cifs /proc/filesystems 2>/dev/null
+  common_have modprobe && common_isolated common_timeout 30 modprobe -q cifs && grep -qw cifs /proc/filesystems 2>/dev/null
 }
 
 # mount_entry_at: print 'SOURCE FSTYPE OPTIONS' of the last (top) mount at MOUNT_POINT (the

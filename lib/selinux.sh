@@ -1,5 +1,8 @@
 # lib/selinux.sh: SELinux labels for the kit (share samba_share_t, state samba_var_t, logs
-# samba_log_t, config samba_etc_t; TEST_PORT in smbd_port_t) and their removal. Decides by
+# samba_log_t, config samba_etc_t; TEST_PORT in smbd_port_t) and their removal. The state's
+# private folder stays samba_var_t, as the distribution's /var/lib/samba/private is: smbd_t may
+# not mmap samba_secrets_t files (secrets.tdb, passdb.tdb: AVC 'map' denials under enforcing,
+# Debian 12's reference policy, tests/guest/selinux.bats). Decides by
 # asking selinuxenabled/getenforce, so stubs on PATH can drive it. Sourced; functions only.
 
 # selinux_mode: print 'enforcing', 'permissive' or 'disabled'.
@@ -24,7 +27,7 @@ selinux_mode() {
 # selinux_rules: print 'TYPE PATH' for every file-context rule the kit needs.
 selinux_rules() {
   printf '%s %s\n' samba_share_t "$SHARE_DIR" samba_var_t "$STATE_DIR" \
-    samba_secrets_t "$STATE_DIR/private" samba_log_t "$LOG_DIR" samba_etc_t "$CONF_DIR"
+    samba_log_t "$LOG_DIR" samba_etc_t "$CONF_DIR"
 }
 
 # selinux_regex PATH: print the file-context regex for PATH and everything below it, with the
@@ -51,7 +54,7 @@ selinux_apply() {
     re=$(selinux_regex "$path")
     if [[ " $old_rules " == *" $type=$path "* ]]; then
       rules+="$type=$path "
-    elif common_timeout 120 semanage fcontext -a -t "$type" "$re" 2>/dev/null; then
+    elif common_isolated common_timeout 120 semanage fcontext -a -t "$type" "$re"; then
       rules+="$type=$path "
       state_set KIT_SELINUX_FCONTEXTS "${rules% }"
     elif common_timeout 60 semanage fcontext -l 2>/dev/null | grep -qF -- "$re "; then
@@ -63,14 +66,14 @@ selinux_apply() {
   state_set KIT_SELINUX_FCONTEXTS "${rules% }"
   if [[ $old_port == "$TEST_PORT" ]]; then
     port=$TEST_PORT
-  elif common_timeout 120 semanage port -a -t smbd_port_t -p tcp "$TEST_PORT" 2>/dev/null; then
+  elif common_isolated common_timeout 120 semanage port -a -t smbd_port_t -p tcp "$TEST_PORT"; then
     port=$TEST_PORT
   else
     log "selinux: kept the port rule of tcp $TEST_PORT: not the kit's (it was there before); smbd may not bind it"
   fi
   state_set KIT_SELINUX_PORT "$port"
   while read -r type path; do
-    common_timeout 300 restorecon -RF "$path" || die "could not relabel '$path'"
+    common_isolated common_timeout 300 restorecon -RF "$path" || die "could not relabel '$path'"
   done < <(selinux_rules)
   log "selinux: $mode; labelled the share, state, log and config folders; port $TEST_PORT is smbd_port_t"
 }
@@ -78,7 +81,7 @@ selinux_apply() {
 # selinux_label_unit FILE: restore the label of a unit file written by the kit (SELinux on).
 selinux_label_unit() {
   [[ $(selinux_mode) != disabled ]] || return 0
-  restorecon -F "$1" || warn "could not relabel '$1'"
+  common_isolated restorecon -F "$1" || warn "could not relabel '$1'"
 }
 
 # selinux_remove: delete exactly the file contexts and the port rule that the state says the
@@ -97,11 +100,11 @@ selinux_remove() {
     return 0
   fi
   for rule in ${KIT_SELINUX_FCONTEXTS:-}; do
-    common_timeout 120 semanage fcontext -d "$(selinux_regex "${rule#*=}")" 2>/dev/null &&
+    common_isolated common_timeout 120 semanage fcontext -d "$(selinux_regex "${rule#*=}")" &&
       log "selinux: removed the file context of '${rule#*=}'"
   done
   if [[ -n ${KIT_SELINUX_PORT:-} ]]; then
-    common_timeout 120 semanage port -d -t smbd_port_t -p tcp "$KIT_SELINUX_PORT" 2>/dev/null &&
+    common_isolated common_timeout 120 semanage port -d -t smbd_port_t -p tcp "$KIT_SELINUX_PORT" &&
       log "selinux: removed tcp port $KIT_SELINUX_PORT from smbd_port_t"
   fi
   return 0

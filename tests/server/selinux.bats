@@ -32,13 +32,11 @@ CONF
   run grep -v -e '^getenforce' -e '^selinuxenabled' "$STUB_LOG"
   assert_output "semanage fcontext -a -t samba_share_t $R/share(/.*)?
 semanage fcontext -a -t samba_var_t $(selinux_regex "$BATS_TEST_TMPDIR/state")
-semanage fcontext -a -t samba_secrets_t $(selinux_regex "$BATS_TEST_TMPDIR/state/private")
 semanage fcontext -a -t samba_log_t $R/log(/.*)?
 semanage fcontext -a -t samba_etc_t $R/conf(/.*)?
 semanage port -a -t smbd_port_t -p tcp 4457
 restorecon -RF $R/share
 restorecon -RF $BATS_TEST_TMPDIR/state
-restorecon -RF $BATS_TEST_TMPDIR/state/private
 restorecon -RF $R/log
 restorecon -RF $R/conf"
   [[ $(state_get KIT_SELINUX) == enforcing ]]
@@ -96,7 +94,6 @@ restorecon -RF $R/conf"
   run grep '^semanage' "$STUB_LOG"
   assert_output "semanage fcontext -d $R/share(/.*)?
 semanage fcontext -d $(selinux_regex "$BATS_TEST_TMPDIR/state")
-semanage fcontext -d $(selinux_regex "$BATS_TEST_TMPDIR/state/private")
 semanage fcontext -d $R/log(/.*)?
 semanage fcontext -d $R/conf(/.*)?
 semanage port -d -t smbd_port_t -p tcp 4457"
