@@ -5,7 +5,7 @@
 # Runs in the guest booted from selinux-image.sh's image (refpolicy, enforcing), in the kit
 # copy there, as unconfined_t. Starts auditd, then start-samba.sh, test-samba.sh (the small
 # sizes of scenario.sh; SEL_TEST_TIMEOUT, default 1800 s: 900 s was too short with 1 vCPU on
-# a loaded host), stop-samba.sh, test-samba.sh cleanup (scenario.sh's scen_step). Writes
+# a loaded host; SEL_METRICS names the metrics, default all), stop-samba.sh, test-samba.sh cleanup (scenario.sh's scen_step). Writes
 # to $GUEST_RESULTS, besides steps.tsv and steps/ as scenario.sh does:
 #   selinux/mode.txt               getenforce and the loaded policy, before anything
 #   selinux/<when>-ps.txt          ps -eZ lines of smbd (after-start, after-test)
@@ -59,7 +59,8 @@ main() {
 
   scen_step start 600 0 ./start-samba.sh
   sel_evidence after-start
-  scen_step test "${SEL_TEST_TIMEOUT:-1800}" "0 1" ./test-samba.sh
+  # shellcheck disable=SC2086 # SEL_METRICS is a list of metric names
+  scen_step test "${SEL_TEST_TIMEOUT:-1800}" "0 1" ./test-samba.sh ${SEL_METRICS:-}
   sel_evidence after-test
   run=$(find "$RESULTS_DIR" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -n 1)
   [[ -n $run ]] && cp -a "$run/." "$OUT/run/"

@@ -8,6 +8,7 @@
 # Runs only when asked: SELINUX_GUEST=1 (it takes ~15 min under TCG, outside CI's budget);
 # then it skips when qemu, the kernel package or the minimal Debian root cannot be had,
 # unless REQUIRE_GUEST=1 (then fails).
+#   SEL_METRICS='m ...' run only these metrics (default: all)
 #   GUEST_TEST_OUT=DIR   keep the guest's results in DIR (default: the file's temp folder)
 #   GUEST_TEST_REUSE=DIR assert on the results of an earlier run in DIR; boot nothing
 
@@ -46,10 +47,12 @@ setup_file() {
   fi
   echo "# SELinux image: $img; results: $out" >&3
   rc=0
+  local -a envs=()
+  [[ -n ${SEL_METRICS:-} ]] && envs=(-e "SEL_METRICS=$SEL_METRICS")
   (cd "$KIT_ROOT" && GUEST_IMAGE=$img GUEST_CPUS=${GUEST_CPUS:-1} \
     GUEST_KERNEL_ARGS="security=selinux selinux=1 enforcing=1 ${GUEST_KERNEL_ARGS:-}" \
     timeout -k 30 "${GUEST_TEST_TIMEOUT:-3600}" tests/guest/run-guest.sh -t "${GUEST_TEST_TIMEOUT:-3600}" \
-    -r "$out" -- tests/guest/selinux-scenario.sh) >"$out/harness.log" 2>&1 || rc=$?
+    "${envs[@]}" -r "$out" -- tests/guest/selinux-scenario.sh) >"$out/harness.log" 2>&1 || rc=$?
   echo "$rc" >"$out/harness-status"
   echo "# guest: $(cat "$out/guest-timing.json" 2>/dev/null || echo 'no timing')" >&3
   echo "# $(cat "$out/selinux/summary.txt" 2>/dev/null || echo 'selinux: no summary')" >&3
