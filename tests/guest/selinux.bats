@@ -113,7 +113,7 @@ setup() {
 
 @test "selinux guest: no AVC denial from the kit's start to the end of cleanup" {
   local n
-  n=$(grep -c . "$S/avc.txt")
+  n=$(grep -c . "$S/avc.txt" || true) # grep -c exits 1 on an empty file
   echo "selinux: enforcing, $n AVC denials" >&3
   ((n == 0)) || cat "$S/avc.txt" >&3
   run cat "$S/summary.txt"
