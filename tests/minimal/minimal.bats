@@ -44,7 +44,7 @@ setup() {
   check_guest_packages
 }
 
-@test "minimal Debian 12: tests/run (all but the guest and this file) passes" {
+@test "minimal Debian 12: tests/run (all but the guest, this folder and host-tests) passes" {
   check_suite_passed
 }
 
