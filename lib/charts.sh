@@ -3,12 +3,15 @@
 #        lib/charts.sh --compare DIR
 # Summary: draw the charts of a run folder (or of a compare folder) as SVG with gnuplot
 #
-# RUN_DIR is results/<YYYYmmdd-HHMMSS>/. Reads metrics/*.json, raw/*.json (helper lines with
-# "hist" and "per_s", fio JSON files), raw/*_bw.N.log and raw/*_iops.N.log (fio per-second
-# logs); writes RUN_DIR/charts/*.svg and RUN_DIR/charts/index.json:
+# RUN_DIR is results/<YYYYmmdd-HHMMSS>/. Reads RUN_DIR/results.json alone: each metric's charts
+# (.metrics[].charts, emitted by its verdict through lib/series.jq), drawn through the gnuplot
+# template lib/charts/KIND.gp each names; knows no metric. Writes RUN_DIR/charts/NAME-METRIC.svg
+# and RUN_DIR/charts/index.json:
 #   {"tool","seconds","why","charts":[{metric,kind,file,title}],"not_drawn":[{metric,kind,why}]}
-# ("file" relative to RUN_DIR; "why" is null, or why nothing was drawn). A missing input draws
-# no chart and leaves a not_drawn entry; without gnuplot index.json still says why.
+# ("kind" is the chart's name, "file" relative to RUN_DIR; "why" is null, or why nothing was
+# drawn). A chart with nothing to draw, or that gnuplot cannot draw, is a not_drawn entry; a
+# run recorded before the verdicts kept their charts is one too; without gnuplot index.json
+# still says why.
 # --compare DIR reads DIR/compare.json ({runs:[{label}], metrics:[{metric, unit, runs:[{median,
 # min, max, values or repeats}]}]}) and draws one chart per metric into DIR/charts/.
 # Needs jq; gnuplot (Debian gnuplot-nox, RHEL gnuplot) for the pictures.
@@ -20,46 +23,9 @@ CHARTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 . "$CHARTS_LIB/common.sh"
 
-# Metrics that have a latency distribution and a rate over time (the others have neither).
-CHARTS_TIMED="login metadata concurrency seqwrite seqread randread randwrite latency"
-
 # charts_warn MESSAGE: print a warning on stderr.
 charts_warn() {
   printf 'warning: %s\n' "$*" >&2
-}
-
-# charts_raw_map RUN_DIR: print a JSON array, one entry per raw JSON file that belongs to a
-# timed metric: {file, metric, rep, sub, fio}. Repeats are NAME.rK.json / NAME.rK.fio.json
-# (also NAME.fio.rK.json); steady.fio.json is the latency metric's; concurrency.N.json the step
-# of N clients.
-charts_raw_map() {
-  { find "$1/raw" -maxdepth 1 -type f -name '*.json' -printf '%f\n' 2>/dev/null || true; } | sort -V |
-    jq -Rn --arg timed "$CHARTS_TIMED" '
-      ($timed | split(" ")) as $ok
-      | [inputs
-         | . as $f
-         | (test("\\.fio(\\.r[0-9]+)?\\.json$")) as $fio
-         | sub("\\.json$"; "") | sub("\\.fio(?<r>\\.r[0-9]+)?$"; "\(.r // "")")
-         | (capture("\\.r(?<k>[0-9]+)$").k // "1" | tonumber) as $rep
-         | sub("\\.r[0-9]+$"; "")
-         | (if test("^concurrency\\.[0-9]+$") then {metric: "concurrency", sub: (ltrimstr("concurrency.") | if . == "1" then "1 client" else "\(.) clients" end)}
-            elif . == "steady" then {metric: "latency", sub: null}
-            else {metric: ., sub: null} end)
-         | select(.metric as $m | $ok | index($m))
-         | . + {file: $f, rep: $rep, fio: $fio}]'
-}
-
-# charts_series_split DIR: read "title<TAB>x<TAB>y" lines on stdin; write DIR/s1.dat ..
-# DIR/sN.dat (x<TAB>y, in order of first appearance) and append n (series), most (rows of the
-# longest) and T[] (titles) to DIR/vars.gp.
-charts_series_split() {
-  awk -F '\t' -v dir="$1" '
-    !($1 in idx) { idx[$1] = ++n; title[n] = $1 }
-    { print $2 "\t" $3 > (dir "/s" idx[$1] ".dat"); if (++rows[$1] > most) most = rows[$1] }
-    END {
-      printf "n = %d\nmost = %d\narray T[%d]\n", n, most, (n > 0 ? n : 1) >> (dir "/vars.gp")
-      for (i = 1; i <= n; i++) { t = title[i]; gsub(/\x27/, "\x27\x27", t); printf "T[%d] = \x27%s\x27\n", i, t >> (dir "/vars.gp") }
-    }'
 }
 
 # charts_gp_vars NAME=VALUE...: print gnuplot assignments; values are strings unless they
@@ -110,231 +76,62 @@ charts_skip() {
   CHARTS_SKIPPED+=("$(jq -cn --arg m "$1" --arg k "$2" --arg w "$3" '{metric: $m, kind: $k, why: $w}')")
 }
 
-# charts_concurrency RUN_DIR WORK: the concurrency curve (IOPS and p99 against clients, the
-# p99 target as a dashed line) from metrics/concurrency.json details.steps[]; with repeats,
-# each repeat's steps (raw/concurrency.N.rK.json: rate_per_s, lat_ms.p99) as thin lines too.
-charts_concurrency() {
-  local dir=$1 work=$2/curve f=$1/metrics/concurrency.json target span y2max reps=0
-  local -a files
-  [[ -f $f ]] || return 0
-  charts_work "$work"
-  jq -r '(.details.steps // [])[] | select((.clients | type) == "number" and (.iops | type) == "number")
-    | [.clients, .iops, (.p99_ms // "null"), (if .kept_up == false then 0 else 1 end)] | @tsv' "$f" >"$work/data.dat" 2>/dev/null || true
-  if [[ ! -s $work/data.dat ]]; then
-    charts_skip concurrency curve "no steps with IOPS in metrics/concurrency.json"
+# charts_why_not WORK: the last line gnuplot wrote in WORK (why it drew nothing).
+charts_why_not() {
+  grep -v '^ *$' "$1/gnuplot.log" 2>/dev/null | tail -n 1 | cut -c1-200
+}
+
+# charts_one RUN_DIR WORK METRIC CHART_JSON: draw one chart a verdict emitted (lib/series.jq) as
+# charts/NAME-METRIC.svg through lib/charts/KIND.gp: its series as s1.dat .. sN.dat, its data as
+# data.dat, its reps as reps.dat (a blank line between blocks), its vars in vars.gp; a chart with
+# a why, or that gnuplot cannot draw, becomes a not_drawn entry.
+charts_one() {
+  local dir=$1 work=$2 metric=$3 chart=$4 name kind title why
+  name=$(jq -r '.name // "" | tostring' <<<"$chart")
+  kind=$(jq -r '.kind // "" | tostring' <<<"$chart")
+  title=$(jq -r '.title // "" | tostring' <<<"$chart")
+  why=$(jq -r '.why // "" | tostring' <<<"$chart")
+  if [[ ! $name =~ ^[a-z0-9-]{1,32}$ ]]; then
+    charts_skip "$metric" "${name:0:32}" "its name is not a short lower-case word"
     return 0
   fi
-  : >"$work/reps.dat"
-  mapfile -t files < <(find "$dir/raw" -maxdepth 1 -regextype posix-extended -regex '.*/concurrency\.[0-9]+\.r[0-9]+\.json' 2>/dev/null | sort)
-  if ((${#files[@]})); then
-    # one block a repeat (a blank line between blocks breaks the line), steps in client order
-    jq -rn '[inputs | select(type == "object" and (.rate_per_s | type) == "number")
-        | (input_filename | capture("concurrency\\.(?<n>[0-9]+)\\.r(?<k>[0-9]+)\\.json$")) as $c
-        | {k: ($c.k | tonumber), n: ($c.n | tonumber), iops: .rate_per_s, p99: (.lat_ms.p99 // "null")}]
-      | group_by(.k) | map(sort_by(.n)) | .[] | ((.[] | [.n, .iops, .p99] | @tsv), "")' "${files[@]}" >"$work/reps.dat" 2>/dev/null || true
-    reps=$(grep -c '^$' "$work/reps.dat" || true)
-    ((reps >= 2)) || reps=0
-  fi
-  # the p99 a step must keep, as the verdict judged it (not today's settings)
-  target=$(jq -r '.details.p99_max_ms // empty | numbers' "$f" 2>/dev/null) || target=
-  span=$(awk -F '\t' 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 } END { print (lo > 0 && hi / lo >= 8) ? 1 : 0 }' "$work/data.dat")
-  y2max=$(awk -F '\t' -v t="${target:-0}" '$3 != "null" && $3 > m { m = $3 } END { m = (t > m ? t : m); if (m > 0) print m * 1.15 }' "$work/data.dat")
-  y2max=$(awk -F '\t' -v m="${y2max:-0}" '$3 != "null" && $3 * 1.15 > m { m = $3 * 1.15 } END { if (m > 0) print m }' "$work/reps.dat")
-  charts_gp_vars "title=concurrency: IOPS and p99 against clients" "target=$target" "logx=$span" "y2max=$y2max" "reps=$reps" \
-    "failed=$(awk -F '\t' '$4 == 0 { n++ } END { print n + 0 }' "$work/data.dat")" >"$work/vars.gp"
-  charts_plot curve "$work" "$dir/charts/concurrency-curve.svg" || return 0
-  charts_add concurrency curve concurrency-curve.svg "concurrency: IOPS and p99 against clients"
-}
-
-# charts_latency RUN_DIR WORK METRIC MAP: the latency distribution (cumulative %) of METRIC from
-# the helpers' "hist" objects ({unit, bounds (upper bounds), counts}) and fio's percentiles (total
-# latency lat_ns, the report's distribution; clat_ns in runs made before --lat_percentiles=1), one
-# line per file, step, direction or repeat. MAP: charts_raw_map's array.
-charts_latency() {
-  local dir=$1 work=$2/lat-$3 metric=$3 map=$4
-  local -a files=()
-  mapfile -t files < <(jq -r --arg m "$metric" '.[] | select(.metric == $m) | .file' <<<"$map")
-  charts_work "$work"
-  : >"$work/vars.gp"
-  if ((${#files[@]})); then
-    (cd "$dir/raw" && jq -r --arg m "$metric" --argjson map "$map" '
-      def ms($u): if $u == "ns" then . / 1e6 elif $u == "ms" then . else . / 1000 end;
-      ($map | map({(.file): .}) | add) as $by
-      | ([$map[] | select(.metric == $m) | .rep] | max > 1) as $reps
-      | $by[input_filename] as $e
-      | ([$e.sub, (if $reps then "r\($e.rep)" else empty end)] | map(select(. != null)) | join(" ")) as $base
-      | def name($x): [$base, $x] | map(select(. != null and . != "")) | join(" ") | if . == "" then $m else . end;
-      if $e.fio then
-        (.jobs // [])[] as $j | ["read", "write"][] as $d
-        | ($j[$d] // {}) | select((.total_ios // .io_bytes // 0) > 0)
-        | ((if .lat_ns.percentile then .lat_ns else .clat_ns end).percentile // {}) | to_entries | sort_by(.key | tonumber)[]
-        | select(.value > 0)
-        | [name($d + (if ($j.jobname // "") != "" and (input_filename | startswith($j.jobname) | not) then " " + $j.jobname else "" end)),
-           (.value / 1e6), (.key | tonumber)] | @tsv
-      else
-        ([[]] + [paths(type == "object" and has("hist"))])[] as $p
-        | getpath($p) | select(type == "object" and has("hist")) | .hist | select((.counts | length) > 0 and (.counts | length) == (.bounds | length))
-        | (.counts | add) as $total | select($total > 0) | .unit as $u
-        | [.bounds, .counts] | transpose
-        | foreach .[] as [$b, $c] (0; . + $c; [name($p | map(tostring) | join(".")), ($b | ms($u)), (. * 100 / $total)])
-        | @tsv
-      end' "${files[@]}" 2>/dev/null) | charts_series_split "$work" || true
-  fi
-  if [[ ! -s $work/s1.dat ]]; then
-    charts_skip "$metric" latency "no latency histogram or fio percentiles in raw/"
-    return 0
-  fi
-  charts_gp_vars "title=$metric: latency distribution" >>"$work/vars.gp"
-  charts_plot cdf "$work" "$dir/charts/latency-$metric.svg" || return 0
-  charts_add "$metric" latency "latency-$metric.svg" "$metric: latency distribution"
-}
-
-# charts_fio_logs RUN_DIR METRIC KIND MAP: print "title<TAB>second<TAB>value" lines from the
-# fio per-second logs raw/PREFIX_KIND.J.log (KIND bw: KiB/s shown as MB/s; iops) of METRIC's
-# fio files, jobs added per second, one line per direction and repeat.
-charts_fio_logs() {
-  local dir=$1 metric=$2 kind=$3 map=$4 prefix title f
-  local -a logs
-  while IFS=$'\t' read -r prefix title; do
-    logs=()
-    for f in "$dir/raw/${prefix}_$kind".*.log; do
-      [[ -f $f ]] && logs+=("$f")
-    done
-    ((${#logs[@]})) || continue
-    awk -F ', *' -v t="$title" -v kind="$kind" '
-      NF >= 3 && $1 ~ /^[0-9]+$/ {
-        s = int(($1 + 500) / 1000); d = ($3 == 1 ? "write" : ($3 == 2 ? "trim" : "read"))
-        v = (kind == "bw") ? $2 * 1024 / 1e6 : $2
-        sum[d, s] += v; if (!(d in seen)) { seen[d] = 1; dirs[++nd] = d } if (s > max) max = s
-      }
-      END {
-        for (i = 1; i <= nd; i++) for (s = 0; s <= max; s++) if ((dirs[i], s) in sum)
-          printf "%s\t%d\t%.6g\n", (t == "" ? dirs[i] : dirs[i] " " t), s, sum[dirs[i], s]
-      }' "${logs[@]}"
-  done < <(jq -r --arg m "$metric" '
-    [.[] | select(.metric == $m and .fio)] | (map(.rep) | max > 1) as $reps
-    | .[] | [(.file | sub("\\.json$"; "") | sub("\\.fio"; "")), (if $reps then "r\(.rep)" else "" end)] | @tsv' <<<"$map")
-}
-
-# charts_time RUN_DIR WORK METRIC MAP: the rate over time of METRIC, one point per second:
-# the helpers' "per_s" arrays (operations in each second) or fio's per-second logs (MB/s for
-# seqwrite/seqread, IOPS otherwise), one line per step, direction or repeat.
-charts_time() {
-  local dir=$1 work=$2/time-$3 metric=$3 map=$4 ylab='operations per second' kind=iops
-  local -a files=()
-  [[ $metric == seq* ]] && kind=bw
-  mapfile -t files < <(jq -r --arg m "$metric" '.[] | select(.metric == $m and (.fio | not)) | .file' <<<"$map")
-  charts_work "$work"
-  : >"$work/vars.gp"
-  {
-    if ((${#files[@]})); then
-      (cd "$dir/raw" && jq -r --arg m "$metric" --argjson map "$map" '
-        ($map | map({(.file): .}) | add) as $by
-        | ([$map[] | select(.metric == $m) | .rep] | max > 1) as $reps
-        | $by[input_filename] as $e
-        | ([[]] + [paths(type == "object" and has("per_s"))])[] as $p
-        | getpath($p) | select(type == "object" and has("per_s")) | .per_s
-        | select(type == "array" and length > 0)
-        | ([$e.sub, ($p | map(tostring) | join(".")), (if $reps then "r\($e.rep)" else empty end)]
-           | map(select(. != null and . != "")) | join(" ") | if . == "" then $m else . end) as $t
-        | to_entries[] | select(.value | type == "number") | [$t, (.key + 1), .value] | @tsv' "${files[@]}" 2>/dev/null) || true
-    fi
-    charts_fio_logs "$dir" "$metric" "$kind" "$map"
-  } | charts_series_split "$work"
-  if [[ ! -s $work/s1.dat ]]; then
-    charts_skip "$metric" time "no per-second data"
-    return 0
-  fi
-  if [[ -z $(jq -r --arg m "$metric" '.[] | select(.metric == $m and (.fio | not)) | .file' <<<"$map") ]]; then
-    [[ $kind == bw ]] && ylab='MB/s' || ylab='IOPS'
-  fi
-  charts_gp_vars "title=$metric: rate over time" "ylab=$ylab" >>"$work/vars.gp"
-  charts_plot time "$work" "$dir/charts/time-$metric.svg" || return 0
-  charts_add "$metric" time "time-$metric.svg" "$metric: rate over time"
-}
-
-# charts_server RUN_DIR WORK FILE: the server's time per SMB command (details.server.commands[]:
-# {command, calls, mean_us, time_us, share}) of one metric, largest 12 shares.
-charts_server() {
-  local dir=$1 work=$2/server-$3 f=$1/metrics/$3.json metric=$3 rows
-  jq -e '(.details.server.commands // []) | length > 0' "$f" >/dev/null 2>&1 || return 0
-  charts_work "$work"
-  jq -r '(.details.server.commands // []) as $c
-    | ([$c[] | .share // 0] | max) as $max
-    | (if $max <= 1 then 100 else 1 end) as $k
-    | $c | map(select(.command != null)) | sort_by(-(.share // 0)) | .[:12][]
-    | [.command, ((.share // 0) * $k), (.calls // "null"), (.mean_us // "null")] | @tsv' "$f" >"$work/data.dat"
-  rows=$(wc -l <"$work/data.dat")
-  ((rows > 0)) || return 0
-  charts_gp_vars "title=$metric: server time per command" "rows=$rows" "xlab=% of the server time" >"$work/vars.gp"
-  charts_plot bars "$work" "$dir/charts/server-$metric.svg" || return 0
-  charts_add "$metric" server "server-$metric.svg" "$metric: server time per command"
-}
-
-# charts_bars RUN_DIR WORK METRIC KIND JQ TITLE XLAB WHY_NONE: a bar chart of METRIC (kind KIND)
-# from metrics/METRIC.json: JQ prints "label<TAB>length" rows, first on top; WHY_NONE is the
-# not_drawn reason when it prints none.
-charts_bars() {
-  local dir=$1 work=$2/$4-$3 metric=$3 kind=$4 program=$5 title=$6 xlab=$7 none=$8 rows
-  [[ -f $dir/metrics/$metric.json ]] || return 0
-  charts_work "$work"
-  jq -r "$program" "$dir/metrics/$metric.json" >"$work/data.dat" 2>/dev/null || : >"$work/data.dat"
-  rows=$(wc -l <"$work/data.dat")
-  if ((rows == 0)); then
-    charts_skip "$metric" "$kind" "$none"
-    return 0
-  fi
-  charts_gp_vars "title=$title" "rows=$rows" "xlab=$xlab" >"$work/vars.gp"
-  charts_plot bars "$work" "$dir/charts/$kind-$metric.svg" || return 0
-  charts_add "$metric" "$kind" "$kind-$metric.svg" "$title"
-}
-
-# charts_once RUN_DIR WORK METRIC: the charts of the metrics measured once, without a rate over
-# time: localdisk (Samba's figure as % of the local disk's, per fio job) and startup (the time
-# to the first login of each round).
-charts_once() {
-  local dir=$1 work=$2 metric=$3 target
-  case $metric in
-    localdisk)
-      charts_bars "$dir" "$work" localdisk baseline '.details.jobs[]
-        | select((.samba | type) == "number" and (.local_disk | type) == "number" and .local_disk > 0)
-        | [.job, (.samba * 100 / .local_disk)] | @tsv' \
-        "localdisk: Samba as % of the local disk" "% of the local disk's figure (the same fio job)" \
-        "no fio job was measured both through Samba and on the local disk in this run"
-      ;;
-    startup)
-      target=$(jq -r '.target // empty | numbers' "$dir/metrics/startup.json" 2>/dev/null) || target=
-      charts_bars "$dir" "$work" startup rounds '.details.rounds[] | select((.login_ms | type) == "number")
-        | ["round \(.round)", .login_ms] | @tsv' \
-        "startup: time to the first login, per round" "ms from the start of smbd to the first login${target:+ (target <= $target ms)}" \
-        "no round reached a login"
-      ;;
-  esac
-}
-
-# charts_declared RUN_DIR WORK METRIC: the chart a metric's verdict declares in
-# details.chart {kind, title, xlabel, ylabel, logx, logy, series: [{title, points: [[x, y]]}]}
-# (docs/CONTRACTS.md section 6): one line per series; nothing when it declares none.
-charts_declared() {
-  local dir=$1 work=$2/declared-$3 metric=$3 f=$1/metrics/$3.json kind
-  kind=$(jq -r '.details.chart.kind // empty | tostring | select(test("^[a-z0-9-]{1,32}$"))' "$f" 2>/dev/null) || return 0
-  [[ -n $kind ]] || return 0
-  charts_work "$work"
-  jq -r '.details.chart.series[]? | (.title // "" | tostring) as $t | .points[]?
-    | select(length == 2 and (.[0] | type) == "number" and (.[1] | type) == "number") | [$t, .[0], .[1]] | @tsv' "$f" |
-    charts_series_split "$work"
-  if ! grep -q '^n = [1-9]' "$work/vars.gp"; then
-    charts_skip "$metric" "$kind" "the verdict declared a chart without points"
-    return 0
-  fi
-  jq -r '.details.chart | "title=\(.title // "")", "xlab=\(.xlabel // "")", "ylab=\(.ylabel // "")",
-    "logx=\(if .logx == true then 1 else 0 end)", "logy=\(if .logy == true then 1 else 0 end)"' "$f" |
-    while IFS= read -r kv; do charts_gp_vars "$kv"; done >>"$work/vars.gp"
-  charts_plot series "$work" "$dir/charts/$kind-$metric.svg" || {
-    charts_skip "$metric" "$kind" "gnuplot could not draw it"
+  [[ -z $why ]] || {
+    charts_skip "$metric" "$name" "$why"
     return 0
   }
-  charts_add "$metric" "$kind" "$kind-$metric.svg" "$(jq -r '.details.chart.title // "" | tostring' "$f")"
+  if [[ ! $kind =~ ^[a-z0-9-]{1,32}$ || ! -f $CHARTS_LIB/charts/$kind.gp ]]; then
+    charts_skip "$metric" "$name" "no chart template lib/charts/${kind:0:32}.gp"
+    return 0
+  fi
+  charts_work "$work"
+  # shellcheck disable=SC2016 # jq program
+  jq -r 'def cell: if . == null then "null" else tostring end;
+    (.series // [] | to_entries[] | .key as $i | .value
+      | (.points // (.y // [] | to_entries | map([.key + 1, .value])))[] | select(type == "array")
+      | [.[0], .[1]] | map(cell) | "\(.[0])	\(.[1])	" + ($i | tostring)),
+    (.data // [] | .[] | map(cell) | join("	") | "		" + . | "D" + .),
+    (.reps // [] | .[] | ((.[] | map(cell) | join("	") | "R		" + .), "R		"))' <<<"$chart" |
+    awk -F '\t' -v dir="$work" '
+      /^D\t\t/ { sub(/^D\t\t/, ""); print > (dir "/data.dat"); next }
+      /^R\t\t/ { sub(/^R\t\t/, ""); print > (dir "/reps.dat"); next }
+      { f = dir "/s" ($3 + 1) ".dat"; print $1 "\t" $2 > f; if (++rows[$3] > most) most = rows[$3] }
+      END { printf "most = %d\n", most + 0 > (dir "/counts.gp") }'
+  [[ -f $work/data.dat ]] || : >"$work/data.dat"
+  [[ -f $work/reps.dat ]] || printf '0\tnull\tnull\n' >"$work/reps.dat"
+  {
+    cat "$work/counts.gp"
+    charts_gp_vars "title=$title" "rows=$(wc -l <"$work/data.dat")"
+    jq -r '.series // [] | "n = \(length)", "array T[\([length, 1] | max)]"' <<<"$chart"
+    jq -r '.series // [] | to_entries[]
+      | "T[\(.key + 1)] = \u0027\(.value.title // "" | tostring | gsub("[\u0000-\u001f\u007f]"; " ") | gsub("\u0027"; "\u0027\u0027"))\u0027"' <<<"$chart"
+    jq -r '.vars // {} | to_entries[] | select(.key | test("^[a-z][a-z0-9]{0,15}$")) | "\(.key)=\(.value // "" | tostring)"' <<<"$chart" |
+      while IFS= read -r kv; do charts_gp_vars "$kv"; done
+  } >"$work/vars.gp"
+  if ! charts_plot "$kind" "$work" "$dir/charts/$name-$metric.svg" 2>/dev/null; then
+    charts_skip "$metric" "$name" "gnuplot could not draw it: $(charts_why_not "$work")"
+    return 0
+  fi
+  charts_add "$metric" "$name" "$name-$metric.svg" "$title"
 }
 
 # charts_index OUT_JSON WHY SECONDS: write index.json from CHARTS_ENTRIES and CHARTS_SKIPPED.
@@ -369,34 +166,38 @@ charts_end() {
   rm -rf "$CHARTS_WORK"
 }
 
-# charts_run RUN_DIR: draw every chart of a run folder; index.json says what and why not.
+# charts_run RUN_DIR: draw every chart the metrics of RUN_DIR/results.json carry (.metrics[].charts,
+# lib/series.jq), nothing else; index.json says what was drawn and why not.
 charts_run() {
-  local dir=$1 f metric map
-  [[ -d $dir/metrics ]] || {
+  local dir=$1 metric line
+  [[ -d $dir ]] || {
     error "no run folder '$dir'"
     return 1
   }
   # a run folder is anyone's data: none with a link in it
   common_run_folder "$dir" || return 1
+  [[ -f $dir/results.json ]] || {
+    error "no results '$dir/results.json'"
+    return 1
+  }
+  jq -e '(.metrics | type) == "object"' "$dir/results.json" >/dev/null 2>&1 || {
+    error "'$dir/results.json' has no metrics"
+    return 1
+  }
   charts_begin "$dir" || return 1
   if ! command -v gnuplot >/dev/null 2>&1; then
     charts_end "$dir" "gnuplot not installed"
     return 0
   fi
-  map=$(charts_raw_map "$dir")
-  charts_concurrency "$dir" "$CHARTS_WORK"
-  for f in "$dir"/metrics/*.json; do
-    [[ -f $f ]] || continue
-    metric=$(jq -r 'select(.status != "SKIP") | .metric // empty' "$f" 2>/dev/null) || continue
-    [[ -n $metric && $metric =~ ^[A-Za-z0-9_-]+$ ]] || continue
-    if [[ " $CHARTS_TIMED " == *" $metric "* ]]; then
-      charts_latency "$dir" "$CHARTS_WORK" "$metric" "$map"
-      charts_time "$dir" "$CHARTS_WORK" "$metric" "$map"
-    fi
-    charts_once "$dir" "$CHARTS_WORK" "$metric"
-    charts_declared "$dir" "$CHARTS_WORK" "$metric"
-    charts_server "$dir" "$CHARTS_WORK" "$metric"
-  done
+  if ! jq -e 'any(.metrics[]; has("charts"))' "$dir/results.json" >/dev/null; then
+    charts_skip "" all "this run was recorded before its verdicts kept their charts in results.json"
+    charts_end "$dir" "this run was recorded before its verdicts kept their charts in results.json"
+    return 0
+  fi
+  while IFS=$'\t' read -r metric line; do
+    [[ $metric =~ ^[A-Za-z0-9_-]+$ ]] || continue
+    charts_one "$dir" "$CHARTS_WORK/chart" "$metric" "$line"
+  done < <(jq -r '.metrics[] | select(.status != "SKIP") | .metric as $m | (.charts // [])[] | "\($m)\t\(tojson)"' "$dir/results.json")
   charts_end "$dir" ""
 }
 

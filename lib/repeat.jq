@@ -50,6 +50,21 @@ def repeat_text($unit):
   + (if (.o.value | type) == "number" then "\(.o.value | num) \($unit // "")" + (if (.o.why // "") != "" then " (\(.o.why))" else "" end)
      else (.o.why // "nothing was measured") end);
 
+# charts_merge($rk; $rep): the median repeat's charts (lib/series.jq) with every repeat's series
+# (" rK" after their titles) where a chart's repeat is "series", every repeat's data rows as
+# reps (blocks; vars.reps their count) where it is "rows" and there are two or more.
+def charts_merge($rk; $rep):
+  [($rep.o.charts // [])[] | . as $c
+   | [$rk[] | .k as $k | (.o.charts // [])[] | select(.name == $c.name) | {k: $k, c: .}] as $each
+   | if ($rk | length) < 2 then .
+     elif .repeat == "series" then
+       .series = [$each[] | .k as $k | .c.series[]? | .title = ([.title, "r\($k)"] | map(select(. != "")) | join(" "))]
+       | if (.series | length) > 0 then del(.why) else . end
+     elif .repeat == "rows" then
+       [$each[] | .c.data // [] | select(length > 0) | map(.[0:3])] as $reps
+       | if ($reps | length) >= 2 then .reps = $reps | .vars.reps = ($reps | length) else . end
+     else . end];
+
 def combine($per_s):
   . as $all
   | [range(0; $all | length) as $k | select($all[$k] != null) | {k: ($k + 1), o: $all[$k]}] as $rk
@@ -105,7 +120,7 @@ def combine($per_s):
                   | join(" and ")) + ": the verdict is unsure; more repeats or a longer DURATION tell"]
               else [] end))}
       + (if $first.target_text then {target_text: $first.target_text} else {} end)
-      + {repeats: $values, spread: $s}
+      + {repeats: $values, spread: $s, charts: charts_merge($rk; $rep)}
       + (if $unsure then {unsure: true} else {} end)
       + (if any($r[]; .elapsed_s != null) then {elapsed_s: ([$r[] | .elapsed_s // 0] | add)} else {} end)
     end;

@@ -31,8 +31,9 @@ report_sync_docs() {
   common_publish "$tmp" "$file"
 }
 
-# report_write RUN_DIR: draw RUN_DIR/charts/ (lib/charts.sh), write RUN_DIR/results.json,
-# report.md (linking the charts) and report.html (lib/html.sh); 1 (with a message) when the
+# report_write RUN_DIR: write RUN_DIR/results.json, draw RUN_DIR/charts/ from it (lib/charts.sh;
+# its index.json becomes results.json's .charts), write report.md (linking the charts) and
+# report.html (lib/html.sh); 1 (with a message) when the
 # folder has no system record.
 report_write() {
   local dir=$1 incomplete=false why='' f tmp
@@ -60,15 +61,12 @@ report_write() {
   jq -rn "${metric_files[@]}" '$ARGS.named | to_entries[]
     | select(.value | (fromjson? // null) | (type == "object" and (.metric | type) == "string") | not) | .key[7:]' |
     while IFS= read -r f; do printf "warning: skipping '%s': not a metric object\n" "$dir/metrics/$f" >&2; done
-  # the charts first (they read metrics/ and raw/ only): results.json and report.md name them
-  "$KIT_ROOT/lib/charts.sh" "$dir" 2>/dev/null >&2 || true
   tmp=$(mktemp "$dir/.results.XXXXXX")
   # shellcheck disable=SC2016 # jq program
   jq -n -L "$KIT_ROOT/lib" \
     --slurpfile system "$dir/system.json" \
     --argjson settings "$(compare_settings_json "$dir/settings.env")" \
     --argjson incomplete "$incomplete" --arg why "$why" \
-    --argjson charts "$(jq -c 'select(type == "object")' "$dir/charts/index.json" 2>/dev/null || echo null)" \
     --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
     include "format";
     [$ARGS.named | to_entries[] | select(.key | startswith("metric:"))
@@ -85,9 +83,15 @@ report_write() {
         system: ($s + (if $incomplete then {run: (($s.run // {}) + {interrupted: (if $why == "" then null else $why end)})} else {} end)),
         settings: $settings,
         metrics: ($metrics | map({(.metric): .}) | add // {}),
-        charts: $charts,
+        charts: null,
         raw: ($raw | split("\n") | map(select(. != "")))
       }' >"$tmp"
+  common_publish "$tmp" "$dir/results.json"
+  # the charts from results.json alone (each metric's .charts); results.json and report.md name them
+  "$KIT_ROOT/lib/charts.sh" "$dir" >&2 || warn "charts not drawn (see above)"
+  tmp=$(mktemp "$dir/.results.XXXXXX")
+  jq --argjson charts "$(jq -c 'select(type == "object")' "$dir/charts/index.json" 2>/dev/null || echo null)" \
+    '.charts = $charts' "$dir/results.json" >"$tmp"
   common_publish "$tmp" "$dir/results.json"
   tmp=$(mktemp "$dir/.report.XXXXXX")
   jq -r -L "$KIT_ROOT/lib" --slurpfile advice "$KIT_ROOT/lib/advice.json" --arg order "$(registry_rows)" \

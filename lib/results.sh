@@ -46,7 +46,8 @@ results_new_dir() {
 
 # results_jq [JQ_OPTION...] METRIC PROGRAM [MEASUREMENT...]: run the jq PROGRAM with
 # lib/metrics/METRIC.jq, lib/verdict.jq and lib/format.jq included, the raw files of the
-# MEASUREMENTs as $ARGS.named "raw:FILE" (raw_files reads them) and the settings as its
+# MEASUREMENTs as $ARGS.named "raw:FILE" (raw_files reads them; their fio logs "log:FILE",
+# log_files) and the settings as its
 # environment. Globals: $metric, $skip, $error, $cpus, $elapsed (RESULTS_SKIP, RESULTS_ERROR,
 # RESULTS_ELAPSED). Prints jq's raw output.
 results_jq() {
@@ -64,6 +65,10 @@ results_jq() {
   for meas in "$@"; do
     for f in "$RUN_DIR/raw/$meas.json" "$RUN_DIR/raw/$meas".*.json; do
       [[ -f $f ]] && files+=(--rawfile "raw:${f##*/}" "$f")
+    done
+    # fio's per-second logs (NAME_bw.J.log, NAME_iops.J.log) for the rate-over-time chart
+    for f in "$RUN_DIR/raw/${meas}"_*.log; do
+      [[ -f $f ]] && files+=(--rawfile "log:${f##*/}" "$f")
     done
   done
   env "${env[@]}" jq -rn "${opts[@]}" -L "$KIT_ROOT/lib" --arg metric "$m" --arg skip "${RESULTS_SKIP:-}" \

@@ -5,6 +5,7 @@
 # settings are the environment jq runs in.
 include "format";
 include "serverview";
+include "series";
 
 # setting($k): the value of settings key $k (a number when it reads as one).
 def setting($k): $ENV[$k] | if type == "string" then (tonumber? // .) else . end;
@@ -71,7 +72,7 @@ def spread:
 # its rounds) gets their spread beside them, as a repeated row (lib/repeat.jq).
 def object:
   {metric: (.metric // $metric), status, value, unit, target, target_op, why: (.why // ""),
-   details: (.details // {}), warnings: (.warnings // [] | warnings_merge("measurements"))}
+   details: (.details // {}), warnings: (.warnings // [] | warnings_merge("measurements")), charts: (.charts | if type == "array" then . else [] end)}
   + (if .target_text then {target_text} else {} end)
   + (if .repeats then {repeats, spread: ([.repeats[] | numbers] | if length > 0 then spread else null end)} else {} end)
   + (if (.metric // $metric) == $metric and $elapsed != null then {elapsed_s: $elapsed} else {} end);
@@ -80,6 +81,13 @@ def object:
 # against CPUs (format.jq small_host); dropped where the clients' CPU was measured.
 def process_count_warning:
   test("client processes shared [0-9]+ CPUs|fio jobs, the kernel client and smbd shared|ran on the same [0-9]+ CPUs as smbd");
+
+# server_chart: the server's time per SMB command (input: details.server.commands[]: {command,
+# calls, mean_us, share}) as bars, the largest 12 shares.
+def server_chart:
+  ([.[] | .share // 0] | max) as $max | (if $max <= 1 then 100 else 1 end) as $k
+  | bars_chart("server"; "\($metric): server time per command"; "% of the server time";
+      [map(select(.command != null)) | sort_by(-(.share // 0)) | .[:12][] | [.command, ((.share // 0) * $k), .calls, .mean_us]]; "");
 
 # server_view($raw): add the server's view of the metric's measurements (lib/serverview.jq) to a
 # metric object: details.server, details.cpu, details.count_check and their warnings; the
@@ -90,18 +98,43 @@ def server_view($raw):
   .view as $view | .view_of as $of | ($raw | serverview($metric; $view; $of)) as $v
   | if ($v.details | length) == 0 then .
     else .details = ((.details // {}) + $v.details)
+      | .charts = ((.charts // []) + [$v.details.server.commands // [] | select(length > 0) | server_chart])
       | .warnings = (((.warnings // []) | if $v.details.cpu.available then map(select(process_count_warning | not)) else . end)
           + $v.warnings)
     end;
 
+# log_files: the fio per-second logs the runner passed ($ARGS.named "log:FILE"), as {"FILE": text}.
+def log_files:
+  reduce ($ARGS.named | to_entries[] | select(.key | startswith("log:"))) as $e ({}; .[$e.key[4:]] = $e.value);
+
+# timed_charts($raw; $c): the latency distribution and the rate over time a head declares with
+# charts: {files: REGEX (its raw files), log: "bw" | "iops" (its fio per-second logs)}.
+def timed_charts($raw; $c):
+  (.metric // $metric) as $m
+  | [($raw | latency_chart($m; $c.files)),
+     ($raw | time_chart($m; $c.files; log_files | with_entries(select(.key | test("_\($c.log // "iops")\\.[0-9]+\\.log$"))); $c.log // "iops"))];
+
+# declared_chart: a chart a body declares in details.chart {kind, title, xlabel, ylabel, logx, logy,
+# series: [{title, points}]} (docs/CONTRACTS.md section 6) as a chart of lib/charts/series.gp.
+def declared_chart:
+  {name: (.kind // "chart" | tostring), kind: "series", title: (.title // ""),
+   vars: {xlab: (.xlabel // ""), ylab: (.ylabel // ""), logx: (if .logx == true then 1 else 0 end), logy: (if .logy == true then 1 else 0 end)},
+   series: [.series[]? | {title: (.title // "" | tostring), points: [.points[]?]} | select((.points | length) > 0)],
+   repeat: "median"}
+  | if (.series | length) == 0 then . + {why: "the verdict declared a chart without points"} else . end;
+
 # row(head; body): one metric object. head: {unit, target, target_op[, metric, target_text]};
-# body (input: the raw files) gives {value, why, details, warnings[, status, repeats, view, view_of]}; without a status
+# head.charts declares the timed charts (timed_charts); body (input: the raw files) gives {value, why, details,
+# warnings[, status, repeats, view, view_of, charts (lib/series.jq)]}; without a status
 # the value is judged against the target. $skip makes it SKIP, $error a FAIL without a value.
 def row(head; body):
   . as $raw | head as $h
-  | if $skip != "" then $h + {status: "SKIP", value: null, why: $skip}
-    elif $error != "" then $h + {status: "FAIL", value: null, why: $error}
-    else ($h + ($raw | body)) | .status = (.status // judge(.value; .target_op; .target))
+  | if $skip != "" then ($h | del(.charts)) + {status: "SKIP", value: null, why: $skip}
+    elif $error != "" then ($h | del(.charts)) + {status: "FAIL", value: null, why: $error}
+    else ($raw | body) as $b | ($h + $b) | .status = (.status // judge(.value; .target_op; .target))
+      | .charts = (if $h.charts then timed_charts($raw; $h.charts) else [] end) + ($b.charts // [])
+        + [.details.chart // empty | declared_chart]
+      | if .details.chart then .details |= del(.chart) else . end
     end
   | if $skip == "" and (.metric // $metric) == $metric then server_view($raw) else . end
   | object;

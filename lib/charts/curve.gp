@@ -1,8 +1,9 @@
-# lib/charts/curve.gp: the concurrency curve. data.dat: clients, IOPS, p99 (ms), kept up (1/0).
-# vars.gp: title, target (p99 limit in ms, or NaN), logx (1 when the steps span 8x or more),
-# y2max (top of the p99 axis: the target fits in; NaN = automatic), failed (steps that did
-# not keep up: ringed, and named in the key when there are any), reps (repeats in reps.dat:
-# clients, IOPS, p99 of each repeat's steps, a blank line between repeats; 0 = none).
+# lib/charts/curve.gp: a load curve, IOPS and p99 against clients at once. data.dat: clients,
+# IOPS, p99 (ms), kept up (1/0). vars.gp: title, target (p99 limit in ms, or NaN), logx (1 when
+# the steps span 8x or more), failed (steps that did not keep up: ringed, and named in the key
+# when there are any), reps (repeats in reps.dat: clients, IOPS, p99 of each repeat's steps, a
+# blank line between repeats; 0 = none). The p99 axis reaches 15 % above the largest p99 or the
+# target, whichever is higher.
 set title title noenhanced
 set xlabel 'clients at once'
 set ylabel 'IOPS'
@@ -10,7 +11,11 @@ set y2label 'p99 (ms)'
 set ytics nomirror
 set y2tics
 set yrange [0:*]
-if (y2max == y2max) { set y2range [0:y2max] } else { set y2range [0:*] }
+stats 'data.dat' using 3 name 'D' nooutput
+y2max = D_max
+if (reps > 0) { stats 'reps.dat' using 3 name 'R' nooutput; if (R_max > y2max) { y2max = R_max } }
+if (target == target && target > y2max) { y2max = target }
+set y2range [0:y2max * 1.15]
 set bmargin 6
 if (logx) { set logscale x 2 }
 set xtics nomirror

@@ -3,6 +3,18 @@
 include "verdict";
 include "format";
 include "fio";
+include "series";
+
+# curve_chart($rows): IOPS and p99 against clients (lib/charts/curve.gp), the p99 target as a
+# dashed line, the steps that did not keep up ringed; with repeats each repeat's steps as thin lines.
+def curve_chart($rows):
+  [$rows[] | select((.clients | type) == "number" and (.iops | type) == "number")
+   | [.clients, (.iops | sig4), (.p99_ms | sig4), (if .kept_up == false then 0 else 1 end)]] as $d
+  | {name: "curve", kind: "curve", title: "concurrency: IOPS and p99 against clients",
+     vars: {target: setting("TARGET_LATENCY_P99_MAX_MS"), reps: 0, failed: ([$d[] | select(.[3] == 0)] | length),
+            logx: (if ($d | length) > 0 and $d[0][0] > 0 and ($d | map(.[0]) | max) / ($d | map(.[0]) | min) >= 8 then 1 else 0 end)},
+     data: $d, repeat: "rows"}
+  + (if ($d | length) == 0 then {why: "no steps with IOPS"} else {} end);
 
 # step($n): the row of the step of $n clients (input: the raw files).
 def step($n):
@@ -36,7 +48,8 @@ def step_line($n):
     + (if .kept_up then "kept up" else "did not keep up (\(.why))" end);
 
 def verdict:
-  row({unit: "clients", target: setting("TARGET_CONCURRENCY_MIN_CLIENTS"), target_op: ">="};
+  row({unit: "clients", target: setting("TARGET_CONCURRENCY_MIN_CLIENTS"), target_op: ">=",
+       charts: {files: "^concurrency\\.[0-9]+\\.json$"}};
     . as $raw | setting("TARGET_CONCURRENCY_MIN_CLIENTS") as $t
     | [keys[] | capture("^concurrency\\.(?<n>[0-9]+)\\.json$").n | tonumber] | sort
     | map(. as $n | $raw | step($n)) as $rows
@@ -55,6 +68,7 @@ def verdict:
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
            details: {steps: $rows, p99_max_ms: setting("TARGET_LATENCY_P99_MAX_MS"), notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
              + if any($rows[]; (.errors // 0) > 0) then ["Failed and timed-out reads count as errors; p50_ms and p99_ms are the successful reads', failed_p99_ms the p99 of the failed ones."] else [] end)},
+           charts: [curve_chart($rows)],
            warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
              ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)
              + [drop_caches($raw["concurrency.drop.json"]).warning // empty]

@@ -5,6 +5,7 @@ include "verdict";
 include "fio";
 include "baseline";
 include "format";
+include "series";
 
 # localdisk_samba($job): Samba's figure of $job in this run (MB/s or IOPS), or null.
 def localdisk_samba($job):
@@ -31,5 +32,8 @@ def verdict:
              samba_pct: (if .samba_pct == null then null else (.samba_pct | round) end),
              direct_io: .direct, file_system: .fs}],
            notes: [$rows[] | "\(.job): \(.text)"
-             + (if .samba == null then "; Samba: not measured in this run" else "" end) + "."]}}
+             + (if .samba == null then "; Samba: not measured in this run" else "" end) + "."]},
+         charts: [bars_chart("baseline"; "localdisk: Samba as % of the local disk"; "% of the local disk's figure (the same fio job)";
+           [$rows[] | select((.samba | type) == "number" and (.local | type) == "number" and .local > 0) | [.job, (.samba * 100 / .local)]];
+           "no fio job was measured both through Samba and on the local disk in this run")]}
       end);

@@ -18,7 +18,7 @@ def client_hosts_notes($line):
   end;
 
 def verdict:
-  row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=",
+  row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=", charts: {files: "^login\\.json$"},
        target_text: "≥ \(setting("TARGET_LOGIN_RATE_MIN")) logins/s and p95 ≤ \(setting("TARGET_LOGIN_P95_MAX_MS")) ms"};
     .["login.json"] as $f | .["login.evidence.json"] as $ev
     | if ($f | type) != "object" or ($f.helper | not) then

@@ -3,7 +3,7 @@ include "verdict";
 include "format";
 
 def verdict:
-  row({unit: "files/s", target: setting("TARGET_METADATA_MIN_FPS"), target_op: ">="};
+  row({unit: "files/s", target: setting("TARGET_METADATA_MIN_FPS"), target_op: ">=", charts: {files: "^metadata\\.json$"}};
     .["metadata.json"] as $f | setting("TARGET_METADATA_MIN_FPS") as $t
     | if ($f | type) != "object" or ($f.helper | not) then
         {status: "FAIL", value: null, why: "smb-files gave no result (see raw/metadata.err)"}

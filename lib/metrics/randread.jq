@@ -3,5 +3,6 @@ include "verdict";
 include "fio";
 
 def verdict:
-  row({unit: "IOPS", target: setting("TARGET_RANDREAD_MIN_IOPS"), target_op: ">="};
+  row({unit: "IOPS", target: setting("TARGET_RANDREAD_MIN_IOPS"), target_op: ">=",
+       charts: {files: "^randread\\.fio\\.json$", log: "iops"}};
     fio_verdict("randread"; "read"; "iops"; "RANDOM_JOBS"; "RANDOM_QUEUE_DEPTH"; "4 KiB"; setting("TARGET_RANDREAD_MIN_IOPS"); "IOPS is below \(setting("TARGET_RANDREAD_MIN_IOPS"))"));

@@ -3,5 +3,6 @@ include "verdict";
 include "fio";
 
 def verdict:
-  row({unit: "IOPS", target: setting("TARGET_RANDWRITE_MIN_IOPS"), target_op: ">="};
+  row({unit: "IOPS", target: setting("TARGET_RANDWRITE_MIN_IOPS"), target_op: ">=",
+       charts: {files: "^randwrite\\.fio\\.json$", log: "iops"}};
     fio_verdict("randwrite"; "write"; "iops"; "RANDOM_JOBS"; "RANDOM_QUEUE_DEPTH"; "4 KiB"; setting("TARGET_RANDWRITE_MIN_IOPS"); "IOPS is below \(setting("TARGET_RANDWRITE_MIN_IOPS"))"));

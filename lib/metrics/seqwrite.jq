@@ -3,5 +3,6 @@ include "verdict";
 include "fio";
 
 def verdict:
-  row({unit: "MB/s", target: setting("TARGET_SEQWRITE_MIN_MBS"), target_op: ">="};
+  row({unit: "MB/s", target: setting("TARGET_SEQWRITE_MIN_MBS"), target_op: ">=",
+       charts: {files: "^seqwrite\\.fio\\.json$", log: "bw"}};
     fio_verdict("seqwrite"; "write"; "bw_mbs"; "SEQ_STREAMS"; "SEQ_QUEUE_DEPTH"; "1 MiB"; setting("TARGET_SEQWRITE_MIN_MBS"); "MB/s is below \(setting("TARGET_SEQWRITE_MIN_MBS")) MB/s"));

@@ -3,6 +3,7 @@
 # row's "repeats" are its rounds' times in run order (what compare reads); its value the slowest.
 include "verdict";
 include "format";
+include "series";
 
 # round($n): {round, login_ms, attempts, recovery_s[, error]} of round $n (input: raw files).
 def round($n):
@@ -30,7 +31,11 @@ def verdict:
         else {value: $worst, why: (if judge($worst; "<="; setting("TARGET_STARTUP_LOGIN_MAX_MS")) == "PASS" then "" else "the slowest round took \($worst) ms" end)} end
       | . + {repeats: [$rounds[].login_ms], details: {rounds: ($rounds | map({round, login_ms, attempts} + (if .error then {error} else {} end))),
           median_ms: ([$rounds[].login_ms | select(. != null)] | sort | if length > 0 then .[length / 2 | floor] else null end),
-          notes: ["Timed from the realtime clock just before the start command to the first successful login of smb-wait-login (trying every 10 ms from before the start). The result is the slowest round."]}})),
+          notes: ["Timed from the realtime clock just before the start command to the first successful login of smb-wait-login (trying every 10 ms from before the start). The result is the slowest round."]},
+          charts: [setting("TARGET_STARTUP_LOGIN_MAX_MS") as $t
+            | bars_chart("rounds"; "startup: time to the first login, per round";
+                "ms from the start of smbd to the first login\(if $t != null then " (target <= \($t) ms)" else "" end)";
+                [$rounds[] | select((.login_ms | type) == "number") | ["round \(.round)", .login_ms]]; "no round reached a login")]})),
     ($raw | row({metric: "recovery", unit: "s", target: setting("TARGET_RECOVERY_MAX_S"), target_op: "<="};
       if ($t0.mounted // "no") != "yes" then {status: "SKIP", value: null, why: (if ($t0.mount_skip // "") == "" then "the share is not mounted" else $t0.mount_skip end)}
       else ([$rounds[].recovery_s] | if length == 0 or any(. == null) then null else max end) as $worst

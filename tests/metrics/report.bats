@@ -161,7 +161,7 @@ copy_fixture() {
 @test "report: the local-disk baseline (no target) is 'measured', not counted as a PASS" {
   # a default run said '4 PASS, 3 FAIL, 7 SKIP' where one PASS was the baseline, which judges nothing
   dir=$(copy_fixture run-pass)
-  cp "$KIT_ROOT/tests/fixtures/charts-run/metrics/localdisk.json" "$dir/metrics/"
+  cp "$KIT_ROOT/tests/fixtures/localdisk/localdisk.json" "$dir/metrics/"
   run gen "$dir"
   assert_success
   run jq -e '.verdict == "PASS" and .counts == {PASS: 4, FAIL: 0, SKIP: 0, measured: 1}' "$dir/results.json"

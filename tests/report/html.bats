@@ -8,14 +8,16 @@ setup_file() {
   load '../test_helper/common-setup'
   _common_setup
   load 'browser'
+  load 'run-folder'
   kit_require_cmd gnuplot jq cmark-gfm convert
   [[ -n $(browser_bin) ]] || kit_require_cmd chromium
   RUN="$BATS_FILE_TMPDIR/run dir"
   CMP="$BATS_FILE_TMPDIR/compare dir"
-  mkdir -p "$RUN" "$CMP"
-  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$RUN/"
+  mkdir -p "$CMP"
   cp -R "$KIT_ROOT/tests/fixtures/charts-compare/." "$CMP/"
-  # the kit's report writing draws the charts, links them in report.md and writes report.html
+  # the verdicts judge the fixture's raw files; the kit's report writing draws the charts, links
+  # them in report.md and writes report.html
+  run_folder_make "$KIT_ROOT/tests/fixtures/charts-run" "$RUN"
   "$KIT_ROOT/test-samba.sh" report "$RUN"
   "$KIT_ROOT/lib/charts.sh" --compare "$CMP"
   "$KIT_ROOT/lib/html.sh" --compare "$CMP"
@@ -56,7 +58,7 @@ probe_lines() {
   local h=$RUN/report.html
   # every chart of index.json is inline, once
   [[ $(grep -c '<figure class="chart">' "$h") -eq $(jq '.charts | length' "$RUN/charts/index.json") ]]
-  [[ $(grep -c '<svg ' "$h") -eq 15 ]]
+  [[ $(grep -c '<svg ' "$h") -eq 17 ]]
   # nothing external: no script, stylesheet link, image source, url() or @import
   run grep -Ei '<script|<link|<img|src=|@import|url\([^#]|href="[a-z]+:' "$h"
   assert_output ''
@@ -98,7 +100,7 @@ probe_lines() {
 
 @test "html: the verdict table is in the DOM with a class per verdict" {
   run grep -c '<td class="pass">PASS</td>' "$D/report.dom"
-  assert_output 6
+  assert_output 7
   # the local-disk baseline judges nothing: 'measured', in its own class
   grep -q '<td class="measured">measured</td>' "$D/report.dom"
   grep -q '<td class="fail"><strong>FAIL</strong></td>' "$D/report.dom"
@@ -109,7 +111,7 @@ probe_lines() {
   run probe_lines "$D/report.dom"
   local svgs
   svgs=$(printf '%s\n' "${lines[@]}" | grep -c '^svg ')
-  ((svgs == 15))
+  ((svgs == 17))
   # 'svg W H plot W H': the picture's box and the first plot's drawing, both non-empty
   printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
   phone_ok "${lines[@]}"
@@ -196,7 +198,7 @@ probe_lines() {
   mkdir -p "$dir"
   cp -R "$RUN/." "$dir/"
   # several on one line, as report.md puts a metric's charts: each becomes a figure
-  printf '# Linked\n\n## Only one\n\n![the curve](charts/concurrency-curve.svg) ![gone](charts/gone.svg) ![the rounds](charts/rounds-startup.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
+  printf '# Linked\n\n## Only one\n\n![the curve](charts/curve-concurrency.svg) ![gone](charts/gone.svg) ![the rounds](charts/rounds-startup.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
   run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
   [[ $(grep -c '<svg ' "$dir/report.html") -eq 2 ]]
@@ -213,7 +215,7 @@ probe_lines() {
 @test "html: without gnuplot the page says charts were not drawn; without a renderer no page" {
   local dir="$BATS_TEST_TMPDIR/plain" bin=$BATS_TEST_TMPDIR/bin f
   mkdir -p "$dir" "$bin"
-  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$dir/"
+  cp -R "$RUN/." "$dir/"
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     [[ -x $f && ${f##*/} != gnuplot* && ${f##*/} != cmark* && ${f##*/} != python3* && ! -e $bin/${f##*/} ]] &&
       ln -s "$f" "$bin/${f##*/}"
@@ -257,10 +259,12 @@ probe_lines() {
   done
   PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
   assert_success
-  [[ $(grep -c '<svg ' "$dir/report.html") -eq 15 ]]
+  [[ $(grep -c '<svg ' "$dir/report.html") -eq 17 ]]
   run grep -c '<td class="pass">PASS</td>' "$dir/report.html"
-  assert_output 6
-  diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html") <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html")
+  assert_output 7
+  # the same cells; right alignment is align="right" in one and a style in the other
+  diff <(grep -o '<t[dh][^>]*>[^<]*' "$RUN/report.html" | sed 's/ align="right"/ right/') \
+    <(grep -o '<t[dh][^>]*>[^<]*' "$dir/report.html" | sed 's/ style="text-align: right;"/ right/')
 }
 
 @test "html: the results table's links reach their sections, and the page's policy stops a script planted in it" {

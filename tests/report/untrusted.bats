@@ -11,7 +11,7 @@ setup() {
   kit_require_cmd jq
   RUN="$BATS_TEST_TMPDIR/run"
   mkdir -p "$RUN"
-  cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$RUN/"
+  cp -R "$KIT_ROOT/tests/fixtures/run-pass/." "$RUN/"
   OUTSIDE="$BATS_TEST_TMPDIR/outside"
   mkdir -p "$OUTSIDE"
   echo '{"secret": "not for the report"}' >"$OUTSIDE/secret.json"

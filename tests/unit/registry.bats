@@ -7,35 +7,26 @@
 # line out: the debt was paid). No root, no server.
 
 # 'METRIC FILE' pairs: product files that still name a metric, to be moved into the metric's own
-# files (charts.sh's per-metric charts, serverview.jq's count checks, baseline.sh's fio jobs, ...)
-DEBT='concurrency lib/charts.sh
-concurrency lib/charts/curve.gp
-concurrency lib/format.jq
+# files (serverview.jq's count checks, baseline.sh's fio jobs, ...)
+DEBT='concurrency lib/format.jq
 concurrency lib/repeat.sh
 concurrency lib/serverview.jq
-localdisk lib/charts.sh
 localdisk lib/compare.jq
 localdisk lib/repeat.jq
 localdisk lib/report.jq
-metadata lib/charts.sh
 metadata lib/serverview.jq
 randread lib/baseline.sh
-randread lib/charts.sh
 randread lib/serverview.jq
 randwrite lib/baseline.sh
-randwrite lib/charts.sh
 randwrite lib/probes/writeback.sh
 randwrite lib/serverview.jq
 randwrite libexec/test-samba-run
 seqread lib/baseline.sh
-seqread lib/charts.sh
 seqread lib/repeat.sh
 seqread lib/serverview.jq
 seqwrite lib/baseline.sh
-seqwrite lib/charts.sh
 seqwrite lib/serverview.jq
 seqwrite libexec/test-samba-run
-startup lib/charts.sh
 startup lib/run.sh
 startup lib/verdict.jq'
 
