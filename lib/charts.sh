@@ -107,10 +107,10 @@ charts_one() {
   # shellcheck disable=SC2016 # jq program
   jq -r 'def cell: if . == null then "null" else tostring end;
     (.series // [] | to_entries[] | .key as $i | .value
-      | (.points // (.y // [] | to_entries | map([.key + 1, .value])))[] | select(type == "array")
-      | [.[0], .[1]] | map(cell) | "\(.[0])	\(.[1])	" + ($i | tostring)),
-    (.data // [] | .[] | map(cell) | join("	") | "		" + . | "D" + .),
-    (.reps // [] | .[] | ((.[] | map(cell) | join("	") | "R		" + .), "R		"))' <<<"$chart" |
+      | (.x // [range(1; (.y // []) | length + 1)]) as $x | .y // [] | to_entries[]
+      | [$x[.key], .value] | map(cell) | "\(.[0])\t\(.[1])\t" + ($i | tostring)),
+    (.data // [] | .[] | map(cell) | join("\t") | "\t\t" + . | "D" + .),
+    (.reps // [] | .[] | ((.[] | map(cell) | join("\t") | "R\t\t" + .), "R\t\t"))' <<<"$chart" |
     awk -F '\t' -v dir="$work" '
       /^D\t\t/ { sub(/^D\t\t/, ""); print > (dir "/data.dat"); next }
       /^R\t\t/ { sub(/^R\t\t/, ""); print > (dir "/reps.dat"); next }

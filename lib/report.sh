@@ -31,6 +31,21 @@ report_sync_docs() {
   common_publish "$tmp" "$file"
 }
 
+# report_flat_arrays: JSON on stdin, as jq pretty-prints it, to stdout with every array of plain
+# numbers, nulls, booleans and simple strings on one line (a chart's series is a line, not one
+# number a line: results.json stays small and readable).
+report_flat_arrays() {
+  awk '
+    function flush() { if (n) { printf "%s", head; for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " " : ""), item[i]; print tail } }
+    function spill(   i) { print head; for (i = 1; i <= n; i++) print raw[i]; open = 0; n = 0 }
+    open && /^ *(-?[0-9][0-9.eE+-]*|null|true|false|"[^"\\]*"),?$/ { n++; raw[n] = $0; x = $0; sub(/^ */, "", x); item[n] = x; next }
+    open && /^ *\],?$/ { tail = $0; sub(/^ */, "", tail); flush(); open = 0; n = 0; next }
+    open { spill() }
+    /\[$/ { head = $0; open = 1; n = 0; next }
+    { print }
+    END { if (open) spill() }'
+}
+
 # report_write RUN_DIR: write RUN_DIR/results.json, draw RUN_DIR/charts/ from it (lib/charts.sh;
 # its index.json becomes results.json's .charts), write report.md (linking the charts) and
 # report.html (lib/html.sh); 1 (with a message) when the
@@ -91,7 +106,7 @@ report_write() {
   "$KIT_ROOT/lib/charts.sh" "$dir" >&2 || warn "charts not drawn (see above)"
   tmp=$(mktemp "$dir/.results.XXXXXX")
   jq --argjson charts "$(jq -c 'select(type == "object")' "$dir/charts/index.json" 2>/dev/null || echo null)" \
-    '.charts = $charts' "$dir/results.json" >"$tmp"
+    '.charts = $charts' "$dir/results.json" | report_flat_arrays >"$tmp"
   common_publish "$tmp" "$dir/results.json"
   tmp=$(mktemp "$dir/.report.XXXXXX")
   jq -r -L "$KIT_ROOT/lib" --slurpfile advice "$KIT_ROOT/lib/advice.json" --arg order "$(registry_rows)" \

@@ -1,11 +1,12 @@
 # lib/series.jq: the charts a verdict emits into its metric object (.charts[], docs/CONTRACTS.md
 # section 6), so that lib/charts.sh draws them from results.json alone. A jq module: include
 # "series". One chart:
-#   {name, kind, title, vars: {NAME: value}, series: [{title, points: [[x, y]]} or {title, y: [..]}],
+#   {name, kind, title, vars: {NAME: value}, series: [{title, x: [..], y: [..]}],
 #    data: [[column, ...]], repeat: "series" | "rows" | "median", why}
 # name: the chart's name in the metric (the file is charts/NAME-METRIC.svg); kind: the gnuplot
-# template lib/charts/KIND.gp; vars: that template's variables; series: s1.dat .. sN.dat (y: one
-# value a second from 1); data: data.dat; why: set instead of data when there is nothing to draw.
+# template lib/charts/KIND.gp; vars: that template's variables; series: s1.dat .. sN.dat (x and y
+# side by side, without x: 1, 2, 3 ...: one value a second); data: data.dat; why: set instead of
+# data when there is nothing to draw.
 # repeat (lib/repeat.jq): with repeats, "series" draws every repeat's series (" rK" after their
 # titles), "rows" adds every repeat's data rows as reps.dat, "median" keeps the median repeat's.
 
@@ -54,7 +55,7 @@ def latency_chart($metric; $re):
             | [range(0; length) | select($rows[.].c > 0 or ((. + 1) < ($rows | length) and $rows[. + 1].c > 0 and $rows[.].s == 0))
                | $rows[.] | [(.b | ms($u) | sig4), (.s * 100 / $total | sig4)]])}
      end
-   | select((.points | length) > 0)] as $s
+   | select((.points | length) > 0) | {title, x: [.points[][0]], y: [.points[][1]]}] as $s
   | {name: "latency", kind: "cdf", title: "\($metric): latency distribution", vars: {}, series: $s, repeat: "series"}
   + (if ($s | length) == 0 then {why: "no latency histogram or fio percentiles in its raw files"} else {} end);
 

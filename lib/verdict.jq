@@ -119,7 +119,7 @@ def timed_charts($raw; $c):
 def declared_chart:
   {name: (.kind // "chart" | tostring), kind: "series", title: (.title // ""),
    vars: {xlab: (.xlabel // ""), ylab: (.ylabel // ""), logx: (if .logx == true then 1 else 0 end), logy: (if .logy == true then 1 else 0 end)},
-   series: [.series[]? | {title: (.title // "" | tostring), points: [.points[]?]} | select((.points | length) > 0)],
+   series: [.series[]? | {title: (.title // "" | tostring), x: [.points[]?[0]], y: [.points[]?[1]]} | select((.x | length) > 0)],
    repeat: "median"}
   | if (.series | length) == 0 then . + {why: "the verdict declared a chart without points"} else . end;
 

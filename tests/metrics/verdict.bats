@@ -256,8 +256,8 @@ with_profile() {
        ($m.why | startswith("a missing-name lookup took \($b[0].missing.lat_ms.p50 | round) ms in 100000 files, \($g | round)× its ")),
        ($m.details.sizes | map(.files)) == [1000, 10000, 100000],
        $m.details.sizes[2].create_p50_ms == $b[0].create.lat_ms.p50,
-       ($m.charts[] | select(.name == "growth") | (.series | length) == 4 and (.series[0].points | length) == 3
-         and .series[0].points[2] == [100000, $b[0].missing.lat_ms.p50] and .kind == "series"),
+       ($m.charts[] | select(.name == "growth") | (.series | length) == 4 and .series[0].x == [1000, 10000, 100000]
+         and .series[0].y[2] == $b[0].missing.lat_ms.p50 and .kind == "series"),
        ($m.details | has("chart") | not),
        $m.details.server.view == ["bigdir.100000"]] | all'
   assert_output true
