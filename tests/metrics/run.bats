@@ -127,7 +127,7 @@ last_run() {
 
 @test "run: end to end, DURATION=2: real numbers for the libsmbclient metrics, fio metrics SKIP with the reason" {
   kit_require_root
-  kit_require_cmd jq
+  kit_require_cmd jq gnuplot xmllint
   local dir m skip pw rc
   run "$KIT_ROOT/test-samba.sh" startup login metadata concurrency memory cpu seqwrite seqread randread randwrite latency errors
   rc=$status
@@ -160,6 +160,14 @@ last_run() {
   assert_line --regexp '^\| 4 \| [0-9]+ \| 0 \| [0-9]+ \|'
   assert_line --regexp '^\| 2 \| [0-9.]+ \| [0-9]+ \|'
   assert_output --partial 'smbd CPU per login attempt (ms)'
+  # the charts are drawn from results.json: the timed libsmbclient metrics' and the concurrency
+  # curve, each linked in report.md; none that gnuplot could not draw
+  for m in latency-login time-login latency-metadata time-metadata curve-concurrency latency-concurrency; do
+    xmllint --noout "$dir/charts/$m.svg"
+    grep -qF "](charts/$m.svg)" "$dir/report.md" || fail "report.md does not link charts/$m.svg"
+  done
+  run jq -r '.charts.not_drawn[] | select(.why | startswith("gnuplot")) | "\(.metric) \(.kind): \(.why)"' "$dir/results.json"
+  assert_output ''
   run jq -e '.sessions.signing | type == "string"' "$dir/system.json"
   assert_success
   # no password anywhere in the results
