@@ -153,7 +153,7 @@ section() {
   local f n
   run jq -r '.charts.why, (.charts.charts[] | .file)' "$R"
   assert_line null
-  assert_line charts/concurrency-curve.svg
+  assert_line charts/curve-concurrency.svg
   for f in login metadata concurrency memory; do assert_line "charts/server-$f.svg"; done
   run jq -r '.charts.charts[].file' "$R"
   n=${#lines[@]}
