@@ -118,7 +118,10 @@ main() {
   # 1 = a metric FAILed its target: expected on an emulated CPU; the numbers are what count
   scen_stall &
   stall=$!
-  scen_step test 900 "0 1" ./test-samba.sh
+  # 768 s on an idle 2-core host under TCG (2026-12-07: 618 s of metrics, 131 s writing the
+  # report), 910+ s with other jobs: 1200 s bounds a hung run and leaves the whole scenario
+  # (about 950 s) inside guest.bats' 2400 s
+  scen_step test 1200 "0 1" ./test-samba.sh
   # the stall waits at most 900 s; after the test step it has nothing left to wait for
   kill "$stall" 2>/dev/null
   wait "$stall"
