@@ -28,10 +28,11 @@ lock_holder() {
   printf '%s\n' "${line:-unknown}"
 }
 
-# lock_holder_is_run PID: true when PID is a live test-samba.sh measuring run.
+# lock_holder_is_run PID: true when PID is a live measuring run: libexec/test-samba-run (what
+# test-samba.sh execs, same pid), or test-samba.sh itself (a kit from before the commands).
 lock_holder_is_run() {
   [[ $1 =~ ^[1-9][0-9]*$ && -r /proc/$1/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q 'test-samba\.sh'
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qE 'libexec/test-samba-run|test-samba\.sh'
 }
 
 # lock_open_by FILE: name the processes but this one that have FILE open ("'fio' (pid 12)").
