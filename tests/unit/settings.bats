@@ -209,14 +209,17 @@ CONF
 }
 
 @test "client host settings (issue 23): each bad value named in one line; empty CLIENT_HOSTS is today's kit" {
-  local c key value ok='CLIENT_HOSTS=ws1 root@ws2.example.org' addr='CLIENT_HOSTS_SERVER_ADDR=198.18.0.1'
+  local c key value hosts='CLIENT_HOSTS=ws1 root@ws2.example.org' addr='CLIENT_HOSTS_SERVER_ADDR=198.18.0.1'
+  # a remote shell every system has (its command must be installed once hosts are set): a
+  # minimal Debian has no ssh, and the CLIENT_SHELL check came before the address's
+  local ok="$hosts|CLIENT_SHELL=env"
   # each case: the bad KEY=VALUE last, the keys it needs before it
   local -a cases=(
     "CLIENT_HOSTS_SERVER_ADDR=198.18.0.1"
     "$addr|CLIENT_HOSTS=ws1 -oProxyCommand=x" "$addr|CLIENT_HOSTS=ws1 ws1" "$addr|CLIENT_HOSTS=ws1 bad/host"
     "$ok|CLIENT_HOSTS_SERVER_ADDR=" "$ok|CLIENT_HOSTS_SERVER_ADDR=127.0.0.1" "$ok|CLIENT_HOSTS_SERVER_ADDR=198.18.0.01"
     "$ok|CLIENT_HOSTS_SERVER_ADDR=224.0.0.1" "$ok|CLIENT_HOSTS_SERVER_ADDR=0.0.0.0" "$ok|CLIENT_HOSTS_SERVER_ADDR=ws1"
-    "CLIENT_SHELL=ssh \$(id)" "CLIENT_SHELL=ssh;id" "CLIENT_SHELL=" "$ok|$addr|CLIENT_SHELL=no-such-remote-shell -x"
+    "CLIENT_SHELL=ssh \$(id)" "CLIENT_SHELL=ssh;id" "CLIENT_SHELL=" "$hosts|$addr|CLIENT_SHELL=no-such-remote-shell -x"
   )
   local -a env
   for c in "${cases[@]}"; do
@@ -227,7 +230,7 @@ CONF
     [[ $output == *"setting '$key' has bad value '$value'"* ]] || fail "'$c' gave: $output"
     [[ $(grep -c . <<<"$output") -eq 1 ]] || fail "'$c': more than one line: $output"
   done
-  run load_with "$ok" "$addr" "CLIENT_SHELL=ip netns exec"
+  run load_with "$hosts" "$addr" "CLIENT_SHELL=ip netns exec"
   assert_success
   run load_with CLIENT_SHELL=no-such-remote-shell
   assert_success
