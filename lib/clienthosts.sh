@@ -35,8 +35,6 @@ clienthosts_check_settings() {
     seen[$h]=1 n=$((n + 1))
   done
   ((n <= 32)) || settings_bad CLIENT_HOSTS "at most 32 client hosts"
-  read -r w _ <<<"$CLIENT_SHELL"
-  common_have "$w" || settings_bad CLIENT_SHELL "'$w' is not installed"
   [[ -n $CLIENT_HOSTS_SERVER_ADDR ]] ||
     settings_bad CLIENT_HOSTS_SERVER_ADDR "must be set with CLIENT_HOSTS: this host's address the client hosts use"
   a=$(settings_ipv4_number "$CLIENT_HOSTS_SERVER_ADDR") ||
@@ -44,6 +42,9 @@ clienthosts_check_settings() {
   ((a >> 24 != 127)) || settings_bad CLIENT_HOSTS_SERVER_ADDR "is a loopback address: client hosts cannot reach it"
   ((a >> 24 != 0 && a >> 28 < 14)) ||
     settings_bad CLIENT_HOSTS_SERVER_ADDR "must be a unicast address of this host (not 0.x, multicast or reserved)"
+  # the values first, then what this machine has (a minimal Debian has no ssh)
+  read -r w _ <<<"$CLIENT_SHELL"
+  common_have "$w" || settings_bad CLIENT_SHELL "'$w' is not installed"
   return 0
 }
 
