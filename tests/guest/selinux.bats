@@ -5,9 +5,9 @@
 # sizes), stop-samba.sh, test-samba.sh cleanup. Asserts smbd ran in smbd_t, the kit's folders
 # carry the samba types, port TEST_PORT is smbd_port_t while the kit runs and not after cleanup
 # (real semanage), and auditd saw no AVC denial from the kit's start to the end of cleanup.
-# Runs only when asked: SELINUX_GUEST=1 (it takes ~15 min under TCG, outside CI's budget);
-# then it skips when qemu, the kernel package or the minimal Debian root cannot be had,
-# unless REQUIRE_GUEST=1 (then fails).
+# Runs only when asked: SELINUX_GUEST=1 (CI asks, with SEL_METRICS=seqwrite: about 8 min; all
+# metrics take over 15 min under TCG); then it skips when qemu, the kernel package or the
+# minimal Debian root cannot be had, unless REQUIRE_GUEST=1 (then fails).
 #   SEL_METRICS='m ...' run only these metrics (default: all)
 #   GUEST_TEST_OUT=DIR   keep the guest's results in DIR (default: the file's temp folder)
 #   GUEST_TEST_REUSE=DIR assert on the results of an earlier run in DIR; boot nothing
