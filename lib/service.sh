@@ -1,9 +1,9 @@
 # lib/service.sh: run the kit's smbd, as a systemd unit (systemd is PID 1) or as a plain
-# daemon in a cgroup of its own. Never touches a Samba of the host: processes are found only
-# through the kit's pid file, unit or cgroup. Sourced; functions only. Needs the settings.
+# daemon in a cgroup of its own: start, stop, its pid, the port check, the login wait. Never
+# touches a Samba of the host: processes are found only through the kit's pid file, unit or
+# cgroup. The unit is lib/service-unit.sh, the cgroups lib/service-cgroup.sh; source all three.
+# Sourced; functions only. Needs the settings, lib/common.sh and lib/state.sh.
 # shellcheck disable=SC2034 # state variables are read by the entry scripts and metrics
-
-SERVICE_MARKER='samba-perf-test kit unit'
 
 # service_mode: print 'systemd' when systemd is PID 1 (sd_booted, and PID 1 is systemd: a
 # left-over /run/systemd/system in a container does not count), else 'daemon'.
@@ -15,16 +15,6 @@ service_mode() {
   else
     echo daemon
   fi
-}
-
-# service_unit: print the unit name (SERVICE_NAME.service).
-service_unit() {
-  printf '%s.service\n' "$SERVICE_NAME"
-}
-
-# service_unit_file: print the path of the kit's unit file.
-service_unit_file() {
-  printf '/etc/systemd/system/%s\n' "$(service_unit)"
 }
 
 # service_pid_file: print the path of smbd's pid file.
@@ -39,44 +29,6 @@ service_smbd() {
   [[ -n $p ]] || for p in /usr/sbin/smbd /sbin/smbd ''; do [[ -x $p ]] && break; done
   [[ -n $p ]] || die "'smbd' is not installed"
   printf '%s\n' "$p"
-}
-
-# service_unit_file_is_kit FILE: true when FILE is a regular file whose first line is exactly
-# this kit's marker line ('# MARKER STATE_DIR'; earlier versions' '# MARKER' alone when the
-# state names the unit): another kit's unit of that name is not this kit's.
-service_unit_file_is_kit() {
-  local line='' owner
-  [[ -f $1 && ! -L $1 ]] || return 1
-  read -r line <"$1" || true
-  [[ $line == '# '* ]] || return 1
-  owner=$(state_mark_owner "$SERVICE_MARKER" "${line#'# '}") || return 1
-  [[ $owner == this || ($owner == legacy && ${KIT_UNIT:-} == "${1##*/}") ]]
-}
-
-# service_unit_is_kit UNIT: true when systemd loads UNIT from the kit's unit file (the path
-# the kit writes, carrying the marker line), or when systemd does not know UNIT at all.
-service_unit_is_kit() {
-  local unit=$1 file=/etc/systemd/system/$1 frag
-  frag=$(common_timeout 10 systemctl show -p FragmentPath --value "$unit" 2>/dev/null) || frag=''
-  if [[ -n $frag ]]; then
-    [[ $frag == "$file" ]] && service_unit_file_is_kit "$file"
-  else
-    [[ ! -e $file ]] || service_unit_file_is_kit "$file"
-  fi
-}
-
-# service_check_unit: die when the unit name is taken by a unit the kit did not write.
-service_check_unit() {
-  local file frag
-  [[ $(service_mode) == systemd ]] || return 0
-  file=$(service_unit_file)
-  if [[ -e $file ]] && ! service_unit_file_is_kit "$file"; then
-    die "setting 'SERVICE_NAME': unit '$(service_unit)' exists and was not written by the kit ('$file'): set SERVICE_NAME to a new name"
-  fi
-  frag=$(common_timeout 10 systemctl show -p FragmentPath --value "$(service_unit)" 2>/dev/null) || frag=''
-  if [[ -n $frag && $frag != "$file" ]]; then
-    die "setting 'SERVICE_NAME': unit '$(service_unit)' is already defined in '$frag': set SERVICE_NAME to a new name"
-  fi
 }
 
 # service_pid_is_ours PID: true when PID is an smbd started with the kit's config: root's (its
@@ -119,132 +71,6 @@ service_limit_nofile() {
   local n=$((MEMORY_CONNECTIONS * 4 + 1024))
   ((n >= 16384)) || n=16384
   echo "$n"
-}
-
-# service_cgroup2_root: print the writable cgroup2 mount point; 1 when there is none.
-service_cgroup2_root() {
-  local mp
-  mp=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-  [[ -n $mp && -w $mp ]] || return 1
-  printf '%s\n' "$mp"
-}
-
-# service_cgroup1_root: print the cgroup v1 cpuacct mount point; 1 when there is none.
-service_cgroup1_root() {
-  local mp
-  mp=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpuacct(,|$)/ { print $2; exit }' /proc/self/mounts)
-  [[ -n $mp && -w $mp ]] || return 1
-  printf '%s\n' "$mp"
-}
-
-# service_cgroup_mark_file: print the path of the file that names the daemon-mode cgroup the
-# kit made (a cgroup file system holds no files of ours, so the mark lives in STATE_DIR).
-service_cgroup_mark_file() {
-  printf '%s/cgroup.mark\n' "$STATE_DIR"
-}
-
-# service_cgroup_is_kit DIR: true when DIR is a cgroup the kit made (named in the mark file).
-service_cgroup_is_kit() {
-  local f
-  f=$(service_cgroup_mark_file)
-  [[ -n $1 && -f $f && ! -L $f ]] && grep -qxF -- "$1" "$f"
-}
-
-# service_cgroup_candidates: print the daemon-mode cgroup paths for SERVICE_NAME (v2, v1).
-service_cgroup_candidates() {
-  local root
-  if root=$(service_cgroup2_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
-  if root=$(service_cgroup1_root); then printf '%s\n' "$root/$SERVICE_NAME"; fi
-  return 0
-}
-
-# service_cgroup_refuse DIR: die naming the cgroup DIR the kit did not make; when it holds no
-# process (what a killed run of a kit with another STATE_DIR leaves) say how the admin removes
-# it. Changes nothing.
-service_cgroup_refuse() {
-  local hint=''
-  if [[ -r $1/cgroup.procs && -z $(service_cgroup_procs "$1") ]]; then
-    hint=" (it holds no process: if a killed run of the kit left it, 'rmdir $1' removes it)"
-  fi
-  die "setting 'SERVICE_NAME': the cgroup '$1' exists and was not made by the kit$hint: set SERVICE_NAME to a new name"
-}
-
-# service_check_cgroup: die when a daemon-mode cgroup named SERVICE_NAME exists and was not
-# made by the kit (changes nothing).
-service_check_cgroup() {
-  local dir
-  [[ $(service_mode) == daemon ]] || return 0
-  while IFS= read -r dir; do
-    [[ ! -d $dir ]] || service_cgroup_is_kit "$dir" || service_cgroup_refuse "$dir"
-  done < <(service_cgroup_candidates)
-}
-
-# service_cgroup_make: create the kit's own cgroup (v2, else v1 cpuacct), naming it in the
-# mark file first; set SERVICE_CGROUP and SERVICE_CGROUP_SOURCE (cgroup2|cgroup1|proc, empty
-# cgroup for proc). A cgroup of that name the kit did not make is never used.
-service_cgroup_make() {
-  local root dir src mark
-  SERVICE_CGROUP='' SERVICE_CGROUP_SOURCE=proc
-  mark=$(service_cgroup_mark_file)
-  for src in cgroup2 cgroup1; do
-    root=$(service_"${src}"_root) || continue
-    dir=$root/$SERVICE_NAME
-    if [[ -d $dir ]] && ! service_cgroup_is_kit "$dir"; then service_cgroup_refuse "$dir"; fi
-    grep -qxF -- "$dir" "$mark" 2>/dev/null || printf '%s\n' "$dir" >>"$mark" || die "cannot write '$mark'"
-    if mkdir -p "$dir" 2>/dev/null && [[ -f $dir/cgroup.procs ]]; then
-      SERVICE_CGROUP=$dir SERVICE_CGROUP_SOURCE=$src
-      return 0
-    fi
-  done
-  warn "no cgroup could be made: CPU and memory are measured from /proc"
-}
-
-# service_cgroup_procs DIR: print the PIDs in cgroup DIR (nothing when DIR is gone).
-service_cgroup_procs() {
-  [[ -n $1 && -r $1/cgroup.procs ]] || return 0
-  cat "$1/cgroup.procs" 2>/dev/null || true
-}
-
-# service_unit_install ROOT: write the unit from templates/ when it differs; daemon-reload.
-# Sets SERVICE_UNIT_CHANGED=yes|no.
-service_unit_install() {
-  local file tmp
-  SERVICE_UNIT_CHANGED=no
-  file=$(service_unit_file)
-  tmp=$(mktemp "$file.XXXXXX")
-  common_tmp_track "$tmp"
-  smbconf_render_template "$1/templates/smbd-perf-test.service.in" \
-    "MARKER=$SERVICE_MARKER $STATE_DIR" "SERVER_ADDR=$SERVER_ADDR" "TEST_PORT=$TEST_PORT" \
-    "STATE_DIR=$STATE_DIR" "LIMIT_NOFILE=$(service_limit_nofile)" "SMBD=$(service_smbd)" \
-    "KIT_CONF=$KIT_CONF" >"$tmp"
-  chmod 0644 "$tmp"
-  if [[ -f $file ]] && cmp -s "$tmp" "$file"; then
-    rm -f "$tmp"
-    return 0
-  fi
-  mv -f "$tmp" "$file"
-  selinux_label_unit "$file"
-  common_timeout 60 systemctl daemon-reload || die "systemctl daemon-reload failed or timed out"
-  SERVICE_UNIT_CHANGED=yes
-  log "service: wrote unit '$file'"
-}
-
-# service_unit_remove: stop nothing; delete the kit's unit file (only if it carries the mark).
-service_unit_remove() {
-  local file
-  file=$(service_unit_file)
-  if [[ -n ${KIT_UNIT:-} ]]; then file=/etc/systemd/system/$KIT_UNIT; fi
-  [[ -f $file ]] || return 0
-  if ! service_unit_file_is_kit "$file"; then
-    log "kept '$file': not made by the kit"
-    return 0
-  fi
-  rm -f "$file"
-  if [[ $(service_mode) == systemd ]]; then
-    common_timeout 60 systemctl daemon-reload || true
-    common_timeout 10 systemctl reset-failed "${file##*/}" >/dev/null 2>&1 || true
-  fi
-  log "removed unit '$file'"
 }
 
 # service_log_links_remove: remove every symlink directly in LOG_DIR (smbd, as root, would append
@@ -310,25 +136,6 @@ service_start() {
   KIT_SMBD_PID=$pid
 }
 
-# service_kit_cgroups: print the cgroup folders of the kit that exist: KIT_CGROUP when systemd
-# made it, and the daemon-mode cgroups named in the kit's mark file (found even when an
-# interrupted start left no state). A cgroup without the mark is never listed.
-service_kit_cgroups() {
-  local dir
-  {
-    if [[ ${KIT_SERVICE_MODE:-} == systemd && -n ${KIT_CGROUP:-} ]]; then printf '%s\n' "$KIT_CGROUP"; fi
-    while IFS= read -r dir; do
-      if service_cgroup_is_kit "$dir"; then printf '%s\n' "$dir"; fi
-    done < <(service_cgroup_candidates)
-  } | sort -u | while IFS= read -r dir; do [[ ! -d $dir ]] || printf '%s\n' "$dir"; done
-}
-
-# service_kit_procs: print the PIDs in every cgroup of the kit.
-service_kit_procs() {
-  local cg
-  while IFS= read -r cg; do service_cgroup_procs "$cg"; done < <(service_kit_cgroups)
-}
-
 # service_gone PID: true when PID is not the kit's smbd and no kit cgroup holds a process.
 service_gone() {
   [[ -z $(service_kit_procs) ]] || return 1
@@ -371,17 +178,6 @@ service_stop() {
   service_cgroup_forget
   [[ -z $pid ]] || log "service: stopped smbd (pid $pid)"
   return 0
-}
-
-# service_cgroup_forget: drop the mark file's lines of cgroups that are gone.
-service_cgroup_forget() {
-  local f dir keep=''
-  f=$(service_cgroup_mark_file)
-  [[ -f $f ]] || return 0
-  while IFS= read -r dir; do
-    [[ ! -d $dir ]] || keep+=$dir$'\n'
-  done <"$f"
-  if [[ -z $keep ]]; then rm -f "$f"; else printf '%s' "$keep" >"$f"; fi
 }
 
 # service_port_holders: print the PIDs listening on SERVER_ADDR:TEST_PORT (or *:TEST_PORT).

@@ -56,6 +56,10 @@ setup() {
   export RUN_DIR SERVICE_NAME
   # shellcheck source=lib/common.sh
   source "$KIT_ROOT/lib/common.sh"
+  # shellcheck source=lib/service-unit.sh
+  source "$KIT_ROOT/lib/service-unit.sh"
+  # shellcheck source=lib/service-cgroup.sh
+  source "$KIT_ROOT/lib/service-cgroup.sh"
   # shellcheck source=lib/service.sh
   source "$KIT_ROOT/lib/service.sh"
   # shellcheck source=lib/fio.sh
