@@ -9,7 +9,8 @@ setup() {
   load ../test_helper/common-setup
   _common_setup
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings state deps smbconf selinux service-unit service-cgroup service
+  common_source_libs "$KIT_ROOT" settings state deps-units deps smbconf selinux service-unit \
+    service-cgroup service
   export KIT_SETTINGS=$BATS_TEST_TMPDIR/settings.conf
   printf 'MEMORY_CONNECTIONS=%s\nSTATE_DIR=/var/lib/samba/perf-test-x\n' 5000 >"$KIT_SETTINGS"
   settings_load "$KIT_ROOT"

@@ -42,7 +42,8 @@ kit_libs() {
   bash -c 'set -euo pipefail
     KIT_ROOT=$1
     source "$KIT_ROOT/lib/common.sh"
-    common_source_libs "$KIT_ROOT" settings state lock deps account smbconf selinux service-unit service-cgroup service redirect mount cleanup
+    common_source_libs "$KIT_ROOT" settings state lock deps-units deps account smbconf selinux \
+      service-unit service-cgroup service redirect mount cleanup
     settings_load "$KIT_ROOT"
     eval "$2"' kit-libs "$KIT_ROOT" "$1"
 }
@@ -111,7 +112,8 @@ NFT
   run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SYSTEMCTL_SHOW="$unit" \
     bash -c 'set -euo pipefail; KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" settings state lock account smbconf selinux service-unit service-cgroup service redirect mount cleanup
+      common_source_libs "$KIT_ROOT" settings state lock account smbconf selinux service-unit \
+        service-cgroup service redirect mount cleanup
       settings_load "$KIT_ROOT"
       service_mode() { echo systemd; }
       KIT_SERVICE_MODE=systemd KIT_UNIT=$(service_unit)
