@@ -141,8 +141,7 @@ settings_load() {
     printf -v "$key" '%s' "${from_env[$key]}"
   done
   settings_forget_inherited
-  # shellcheck source=lib/sambaparams.sh
-  declare -F sambaparams_validate >/dev/null || source "$root/lib/sambaparams.sh"
+  declare -F sambaparams_validate >/dev/null || common_source_libs "$root" sambaparams-policy sambaparams
   # shellcheck source=lib/registry.sh
   declare -F registry_check_settings >/dev/null || source "$root/lib/registry.sh"
   # shellcheck source=lib/clienthosts.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154,SC2016,SC2030,SC2031 # $stderr is set by 'run --separate-stderr'; the bash -c scripts expand their own $1; each test exports its own settings
-# tests/server/sambaparams.bats: the Samba parameters under test (lib/sambaparams.sh), checked
+# tests/server/sambaparams.bats: the Samba parameters under test (lib/sambaparams*.sh), checked
 # with the real testparm: accepted lines, refused names and values, the kit's own parameters.
 # Starts no server (no lock needed).
 
@@ -15,20 +15,20 @@ setup() {
 
 # params FUNCTION ARG...: run a lib/sambaparams.sh function in a fresh bash.
 params() {
-  bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"; shift; "$@"' \
+  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams; shift; "$@"' \
     params "$KIT_ROOT" "$@"
 }
 
 # validated_lines KEY: sambaparams_validate, then sambaparams_lines KEY, in one fresh bash.
 validated_lines() {
-  bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
     sambaparams_validate && sambaparams_lines "$2"' _ "$KIT_ROOT" "$1"
 }
 
 # refused KEY VALUE MESSAGE: setting KEY=VALUE fails the check with exactly MESSAGE, prints
 # nothing on stdout and leaves no temporary files.
 refused() {
-  run --separate-stderr env "$1=$2" bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+  run --separate-stderr env "$1=$2" bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
     sambaparams_validate' _ "$KIT_ROOT"
   assert_failure 1
   assert_equal "$stderr" "error: $3"
@@ -135,12 +135,12 @@ refused() {
   # sambaparams_testparm alone, without the name list: 'lock dir' and 'writable' resolve to
   # 'lock directory' and 'read only' (testparm shows only values that differ from the
   # default: 'writable = no' is the default 'read only = yes', so the name list stays needed)
-  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
     d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
     sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" global 'lock dir' /tmp/x
   assert_failure 1
   assert_equal "$stderr" "error: setting 'KEY' has bad parameter 'lock dir = /tmp/x': it sets 'lock directory', which the kit manages: a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)"
-  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
     d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
     sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" share writable yes
   assert_failure 1
@@ -256,7 +256,7 @@ SAMBA_SHARE_PARAMS|copy = perftest|$at
 SAMBA_SHARE_PARAMS|shadow:snapdir = /etc|$at
 SAMBA_SHARE_PARAMS|recycle:repository = .trash|options are taken only for the VFS modules $mods, without a '/' in the value
 SAMBA_SHARE_PARAMS|readahead:length = /etc|options are taken only for the VFS modules $mods, without a '/' in the value
-SAMBA_GLOBAL_PARAMS|server string = tuned|not on the kit's list of tuning parameters (sambaparams_allowed in lib/sambaparams.sh)
+SAMBA_GLOBAL_PARAMS|server string = tuned|not on the kit's list of tuning parameters (sambaparams_allowed in lib/sambaparams-policy.sh)
 EOF
   assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
   # the tuning modules and their options, and synonyms of tuning parameters, pass
@@ -282,7 +282,7 @@ EOF
   chmod 0644 "$f"
   # checked and used are the same lines: the file changed after the check changes nothing;
   # the setting holds them on one line (the state and the sweep keep it so)
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/sambaparams.sh"
+  run bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
     SAMBA_SHARE_PARAMS=$2; sambaparams_validate
     printf "root preexec = touch %s/pwned\n" "${2%/*}" >"$2"
     printf "%s\n" "$SAMBA_SHARE_PARAMS"
