@@ -9,7 +9,7 @@ setup() {
   kit_require_cmd jq
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" child measure
+  common_source_libs "$KIT_ROOT" common-traps child measure
   RUN_DIR="$BATS_TEST_TMPDIR/run dir"
   mkdir -p "$RUN_DIR/raw"
   child_init

@@ -58,7 +58,7 @@ last_run() {
 @test "run: metric names run in the order of lib/metrics/list, once each; none means all of them" {
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" registry run
+  common_source_libs "$KIT_ROOT" common-traps registry run
   run_parse_args memory login cpu login
   assert_equal "${RUN_METRICS[*]}" "login cpu memory"
   run_parse_args

@@ -22,8 +22,8 @@ srv_cleanup() {
     bash -c 'set -euo pipefail
       KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" settings state lock deps-units deps account smbconf selinux \
-        service-unit service-cgroup service redirect mount cleanup
+      common_source_libs "$KIT_ROOT" common-traps settings state lock deps-units deps account \
+        smbconf selinux service-unit service-cgroup service redirect mount cleanup
       cleanup_all' srv-cleanup "$KIT_ROOT"
   fi
 }
