@@ -265,8 +265,10 @@ worker(struct pool *p, int i, void *arg)
 	return 0;
 }
 
+/* one phase's object; with_hist: its histogram too (the delete phase's: the create phase's is the
+ * line's own 'hist'), so the lines of several client hosts merge to exact percentiles */
 static void
-phase(struct jw *w, const char *key, const struct meas *m, int64_t start, int64_t end)
+phase(struct jw *w, const char *key, const struct meas *m, int64_t start, int64_t end, int with_hist)
 {
 	double dur = start > 0 && end > start ? (double)(end - start) / 1e9 : 0;
 
@@ -276,6 +278,8 @@ phase(struct jw *w, const char *key, const struct meas *m, int64_t start, int64_
 	jw_num(w, "rate_per_s", dur > 0 ? (double)m->ops / dur : 0, 1);
 	jw_num(w, "duration_s", dur, 3);
 	jw_lat(w, "lat_ms", &m->lat);
+	if (with_hist)
+		jw_hist(w, "hist", &m->lat);
 	jw_obj_end(w);
 }
 
@@ -369,8 +373,8 @@ main(int argc, char *argv[])
 	jw_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
 	jw_int(&w, "errors", (long long)cm.errors);
 	ce = *p.go_ns + (int64_t)(pool_window_s(&p, &cm) * 1e9);	/* create.duration_s = window_s */
-	phase(&w, "create", &cm, *p.go_ns, ce);
-	phase(&w, "delete", &dm, ds, de);
+	phase(&w, "create", &cm, *p.go_ns, ce, 0);
+	phase(&w, "delete", &dm, ds, de, 1);
 	jw_int(&w, "files_per_folder", (long long)perdir);
 	jw_int(&w, "left_behind", (long long)left);
 	jw_bool(&w, "delete_cut", cut);

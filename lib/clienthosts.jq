@@ -49,30 +49,51 @@ def ch_sum_arrays:
   map(select(type == "array")) | if length == 0 then null else
     (map(length) | max) as $l | [range(0; $l) as $i | map(.[$i] | ch_num) | add] end;
 
-# ch_fairness: an array of per-host rates -> {hosts, min, max, jain} (Jain's index: (sum x)^2 /
-# (n * sum x^2), 1 when every host had the same rate, 1/n when one host had all of it).
-def ch_fairness:
+# ch_fairness($what): an array of per-host figures (rates; smb-hold: connections held) ->
+# {hosts, min_$what, max_$what, jain} (Jain's index: (sum x)^2 / (n * sum x^2), 1 when every host
+# had the same, 1/n when one host had all of it).
+def ch_fairness($what):
   (map(ch_num)) as $x | ($x | map(. * .) | add) as $sq
-  | {hosts: ($x | length), min_rate_per_s: ($x | min), max_rate_per_s: ($x | max),
+  | {hosts: ($x | length), "min_\($what)": ($x | min), "max_\($what)": ($x | max),
      jain: (if $sq > 0 then (($x | add) * ($x | add) / (($x | length) * $sq)) * 10000 | round / 10000 else null end)};
 
-# ch_merge($hosts): the slurped lines (one a host, in $hosts' order) -> the merged line.
+# ch_phase($lines; $key; $lat): smb-files' phase objects (create, delete) merged: counts and
+# rates add, the longest duration; latency $lat (the create phase's is the line's own).
+def ch_phase($lines; $key; $lat):
+  [$lines[] | .[$key] | select(type == "object")] as $p
+  | if ($p | length) == 0 then null else
+      {ops: ($p | map(.ops | ch_num) | add), errors: ($p | map(.errors | ch_num) | add),
+       rate_per_s: ($p | map(.rate_per_s | ch_num) | add | . * 10 | round / 10),
+       duration_s: ($p | map(.duration_s | ch_num) | max), lat_ms: $lat}
+      + (if any($p[]; .hist != null) then {hist: ($p | map(.hist) | ch_hist_merge)} else {} end)
+    end;
+
+# ch_merge($hosts): the slurped lines (one a host, in $hosts' order) -> the merged line. Keys no
+# host's line has stay out (smb-hold has no rate, smb-files no clients).
 def ch_merge($hosts):
   . as $lines
   | def sum($k): [$lines[] | .[$k] | select(type == "number")] | if length == 0 then null else add end;
+    def most($k): [$lines[] | .[$k] | select(type == "number")] | max;
+    def least($k): [$lines[] | .[$k] | select(type == "number")] | min;
     def firsterr: [range(0; $lines | length) as $i | $lines[$i] | (.error // .first_error) as $e
       | select($e != null) | "client host \($hosts[$i]): \($e)"] | .[0];
+    def hold: any($lines[]; .helper == "smb-hold");
   ([$lines[] | .hist] | ch_hist_merge) as $hist
+  | ch_lat($lines; "lat_ms"; "hist") as $lat
   | {helper: ([$lines[] | .helper | select(. != null)] | .[0]),
      ok: all($lines[]; .ok == true),
-     duration_s: ([$lines[] | .duration_s | ch_num] | max),
-     window_s: ([$lines[] | .window_s | ch_num] | max),
+     duration_s: most("duration_s"), window_s: most("window_s"),
      workers: sum("workers"), clients: sum("clients"), connected: sum("connected"),
+     asked: sum("asked"), held: sum("held"), fd_limit: least("fd_limit"),
      ops: sum("ops"), late_ops: sum("late_ops"), errors: sum("errors"),
-     rate_per_s: ([$lines[] | .rate_per_s | ch_num] | add | . * 1000 | round / 1000),
+     rate_per_s: (sum("rate_per_s") | if . == null then null else . * 1000 | round / 1000 end),
      per_s: ([$lines[] | .per_s] | ch_sum_arrays),
-     lat_ms: ch_lat($lines; "lat_ms"; "hist"), hist: $hist,
+     lat_ms: $lat, hist: $hist,
      err_lat_ms: ch_lat($lines; "err_lat_ms"; null),
+     create: ch_phase($lines; "create"; $lat),
+     delete: ch_phase($lines; "delete"; ch_lat([$lines[] | .delete | select(type == "object")]; "lat_ms"; "hist")),
+     files_per_folder: most("files_per_folder"), left_behind: sum("left_behind"),
+     delete_cut: (if any($lines[]; has("delete_cut")) then any($lines[]; .delete_cut == true) else null end),
      error_kinds: ([$lines[] | .error_kinds // [] | .[]] | group_by(.error)
        | map({error: .[0].error, count: (map(.count) | add), first_s: (map(.first_s) | min)})),
      first_error: firsterr,
@@ -81,8 +102,22 @@ def ch_merge($hosts):
      interrupted: any($lines[]; .interrupted == true),
      parent_cpu_ms: sum("parent_cpu_ms"), server_cpu: null,
      client_hosts: [range(0; $lines | length) as $i | $lines[$i] | {host: $hosts[$i], ok: (.ok == true),
-       workers, clients, ops, late_ops, errors, rate_per_s, lat_ms, window_s}
+       workers, clients, asked, held, ops, late_ops, errors, rate_per_s,
+       delete_rate_per_s: .delete.rate_per_s?, left_behind, lat_ms, window_s}
        + (if .ok != true then {error: (.error // .first_error)} else {} end) | with_entries(select(.value != null))],
-     fairness: ([$lines[] | .rate_per_s] | ch_fairness)}
+     fairness: (if hold then [$lines[] | .held] | ch_fairness("held") else [$lines[] | .rate_per_s] | ch_fairness("rate_per_s") end)}
   | if .ok then . else .error = (firsterr // "a client host's helper failed") end
   | with_entries(select(.value != null or .key == "server_cpu" or .key == "first_error"));
+
+# ch_note($line; $unit): with client hosts, the verdict's note of each host's figure and the
+# fairness line; [] without. $unit names the rate (smb-hold: connections held).
+def ch_note($line; $unit):
+  def n: if type == "number" then (. * 10 | round / 10 | tostring) else "?" end;
+  if ($line.client_hosts | type) != "array" then [] else
+    ($line.helper == "smb-hold") as $hold | (if $hold then "held" else "rate_per_s" end) as $k
+    | ["Client hosts (\($line.client_hosts | length), \(if $hold then "\($line.asked // 0) connections asked" else "\($line.workers // $line.clients // 0) clients" end) in all): "
+      + ([$line.client_hosts[] | "\(.host) \(.[$k] // 0 | n) \($unit)"
+          + (if .lat_ms.p95 != null then " (p95 \(.lat_ms.p95 | n) ms)" else "" end)] | join(", "))
+      + (if $hold then "" else "; rates add, latency from the merged histograms" end)
+      + ". Fairness: min \($line.fairness["min_\($k)"] | n), max \($line.fairness["max_\($k)"] | n) \($unit) per host, Jain's index \($line.fairness.jain // "n/a")."]
+  end;

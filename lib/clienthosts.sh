@@ -48,6 +48,27 @@ clienthosts_check_settings() {
   return 0
 }
 
+# clienthosts_tag HOST: HOST as a word for file and folder names (user@ws1 -> user_ws1): the
+# fan-out's raw/NAME.client-TAG.json and a host's own folder on the share.
+clienthosts_tag() { printf '%s\n' "${1//[^A-Za-z0-9.-]/_}"; }
+
+# clienthosts_measure NAME LIMIT_S HELPER ARG...: measurement NAME (lib/measure.sh) of HELPER on
+# every client host at once (lib/clienthosts-fanout.sh; an argument's '@HOST@' becomes the
+# host's tag); 1 (run_why) when start-samba.sh put no helpers there.
+clienthosts_measure() {
+  local name=$1 limit=$2
+  shift 2
+  [[ -n ${KIT_CLIENT_DIRS:-} ]] || {
+    run_why "the client hosts have no helpers: run ./start-samba.sh with CLIENT_HOSTS set"
+    return 1
+  }
+  measure "$name" "$limit" -- "$KIT_ROOT/lib/clienthosts-fanout.sh" "$RUN_DIR/raw/$name" "$CLIENT_SHELL" \
+    "$KIT_CLIENT_DIRS" "$@" || true
+}
+
+# clienthosts_unc: the share as the client hosts reach it (port 445 of CLIENT_HOSTS_SERVER_ADDR).
+clienthosts_unc() { printf '//%s/%s\n' "$CLIENT_HOSTS_SERVER_ADDR" "$SHARE_NAME"; }
+
 # clienthosts_sh LIMIT_S HOST CMD...: run CMD on HOST through CLIENT_SHELL, for at most LIMIT_S.
 clienthosts_sh() {
   local limit=$1 host=$2

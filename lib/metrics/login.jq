@@ -2,20 +2,13 @@
 # TARGET_LOGIN_P95_MAX_MS, no failed login; smbd CPU per login from the run's evidence.
 include "verdict";
 include "format";
+include "clienthosts";
 
 # per_login_ms($line; $ev): smbd CPU ms per login attempt of a storm (successful and failed: a
 # refused login costs smbd a process and a password check too), over the storm's measuring
 # window (verdict.jq helper_cpu), or null.
 def per_login_ms($line; $ev):
   helper_cpu($line; $ev; $line.errors // 0).per_op_us | if . == null then null else (. | round) / 1000 end;
-
-# client_hosts_notes($line): with client hosts, a note of each host's rate and the fairness.
-def client_hosts_notes($line):
-  if ($line.client_hosts | type) != "array" then [] else
-    ["Client hosts (\($line.client_hosts | length), \($line.workers // 0) workers in all): "
-      + ([$line.client_hosts[] | "\(.host) \(.rate_per_s // 0 | num) logins/s (p95 \(.lat_ms.p95 // 0 | num) ms)"] | join(", "))
-      + "; rates add, latency from the merged histograms. Fairness: min \($line.fairness.min_rate_per_s | num), max \($line.fairness.max_rate_per_s | num) logins/s per host, Jain's index \($line.fairness.jain // "n/a")."]
-  end;
 
 def verdict:
   row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=", charts: {files: "^login\\.json$"},
@@ -39,8 +32,8 @@ def verdict:
              + failed_times($f)
              + {per_login_ms: per_login_ms($f; $ev), cpu_source: ($ev.probes.cgcpu.source // $ENV.KIT_CGROUP_SOURCE // ""),
                 notes: (["smbd CPU per login attempt: the server's CPU time over \(helper_cpu($f; $ev; 0).over) divided by every login attempt in it, failed ones too."]
-                  + client_hosts_notes($f)
+                  + ch_note($f; "logins/s")
                   + if $err > 0 then [failed_times_note] else [] end)}),
-           warnings: (if small_host($f.workers // setting("WORKERS"); $cpus) then
+           warnings: (if $f.client_hosts == null and small_host($f.workers // setting("WORKERS"); $cpus) then
              ["\($f.workers // setting("WORKERS")) client processes shared \($cpus) CPUs with smbd: on so small a machine the clients may be the limit"] else [] end)}
       end);

@@ -18,13 +18,8 @@ login_storm() {
   local h
   local -a cpu
   if clienthosts_on; then
-    [[ -n ${KIT_CLIENT_DIRS:-} ]] || {
-      run_why "the client hosts have no helpers: run ./start-samba.sh with CLIENT_HOSTS set"
-      return 1
-    }
-    measure "$1" $((DURATION * 2 + 60)) -- "$KIT_ROOT/lib/clienthosts-fanout.sh" "$RUN_DIR/raw/$1" "$CLIENT_SHELL" \
-      "$KIT_CLIENT_DIRS" smb-login-storm -w "$WORKERS" -d "$DURATION" "//$CLIENT_HOSTS_SERVER_ADDR/$SHARE_NAME" || true
-    return 0
+    clienthosts_measure "$1" $((DURATION * 2 + 60)) smb-login-storm -w "$WORKERS" -d "$DURATION" "$(clienthosts_unc)"
+    return
   fi
   h=$(child_helper smb-login-storm) || return 1
   mapfile -t cpu < <(child_cg_args)

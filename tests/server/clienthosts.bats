@@ -2,8 +2,9 @@
 # Client hosts (issue 23), tried with two network namespaces on 198.18.0.0/15
 # (tests/test_helper/netns.bash, remote shell `ip netns exec`): refusals before anything
 # changes, then start (smbd also on the test address, hosts allow, the kit's prerouting rule,
-# helpers and credentials on each host), the login metric from both hosts at once (per host,
-# merged, fairness, smbd's count = the clients' sum), and cleanup leaving nothing on any host.
+# helpers and credentials on each host), the login and metadata metrics from both hosts at once
+# (per host, merged, fairness, smbd's count = the clients' sum), and cleanup leaving nothing on
+# any host.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -150,6 +151,30 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
     fail "the count check's client count $c is not the hosts' sum"
   [[ $ok == true ]] || fail "smbd counted $s logins, the clients $c"
   grep -q "Jain's index" "$run_dir/metrics/login.json" || fail "no fairness note"
+}
+
+@test "metadata from both client hosts at once: per host, merged, smbd's Write count = the clients' sum" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  run "$KIT_ROOT/test-samba.sh" metadata
+  local run_dir h c s ok
+  run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  for h in $NETNS_HOSTS; do
+    jq -e '.ok == true and .create.ops > 0 and .delete.ops == .create.ops + .late_ops and .left_behind == 0' \
+      "$run_dir/raw/metadata.client-$h.json" >/dev/null || fail "host $h: $(cat "$run_dir/raw/metadata.client-$h.json")"
+  done
+  run jq -r --slurpfile a "$run_dir/raw/metadata.client-${NETNS_HOSTS%% *}.json" \
+    --slurpfile b "$run_dir/raw/metadata.client-${NETNS_HOSTS##* }.json" '
+    [(.create.ops == $a[0].create.ops + $b[0].create.ops), (.delete.ops == $a[0].delete.ops + $b[0].delete.ops),
+     (.workers == 4), (.client_hosts | length == 2), (.fairness.jain > 0.5 and .fairness.jain <= 1),
+     (.delete.hist.counts | add) == .delete.ops, .left_behind == 0] | all' "$run_dir/raw/metadata.json"
+  assert_output true
+  run jq -r '[.status, .details.count_check.client, .details.count_check.server, .details.count_check.ok] | @tsv' "$run_dir/metrics/metadata.json"
+  read -r _ c s ok <<<"$output"
+  [[ $c == "$(jq -s 'map(.create.ops + .late_ops) | add' "$run_dir"/raw/metadata.client-*.json)" ]] ||
+    fail "the count check's client count $c is not the hosts' sum: $output"
+  [[ $ok == true ]] || fail "smbd counted $s writes, the clients $c"
+  grep -q "Jain's index" "$run_dir/metrics/metadata.json" || fail "no fairness note"
+  [[ ! -e $PK_ROOT/share/metadata ]] || fail "the metadata folder was left: $(find "$PK_ROOT/share/metadata" | head)"
 }
 
 @test "stop and cleanup remove the kit's folders from every client host, and the table" {

@@ -12,13 +12,13 @@ setup() {
   chmod +x "$BATS_TEST_TMPDIR/rsh"
 }
 
-# host_dir NAME LINE: a client host folder whose smb-login-storm prints LINE (and its args to
-# args.txt).
+# host_dir NAME LINE [HELPER]: a client host folder whose HELPER (smb-login-storm) prints LINE
+# (and its args to args.txt).
 host_dir() {
-  local d=$BATS_TEST_TMPDIR/$1
+  local d=$BATS_TEST_TMPDIR/$1 helper=${3:-smb-login-storm}
   mkdir -p "$d"
-  printf '#!/bin/sh\necho "$@" >%s/args.txt\ncat <<"J"\n%s\nJ\n' "$d" "$2" >"$d/smb-login-storm"
-  chmod +x "$d/smb-login-storm"
+  printf '#!/bin/sh\necho "$@" >%s/args.txt\ncat <<"J"\n%s\nJ\n' "$d" "$2" >"$d/$helper"
+  chmod +x "$d/$helper"
   echo "$1=$d"
 }
 
@@ -56,4 +56,27 @@ LINE_B='{"helper":"smb-login-storm","ok":true,"duration_s":1.2,"window_s":1,"wor
   assert_output $'false\tclient host ws2: smb-login-storm gave no result on ws2\t10'
   run cat "$BATS_TEST_TMPDIR/login.client-ws2.err"
   assert_output boom
+}
+
+# smb-files lines: A 100 creates at ~1 ms, 90 deletes at ~1 ms; B 300 creates at ~10 ms, 300
+# deletes at ~10 ms, 2 files left
+FILES_A='{"helper":"smb-files","ok":true,"duration_s":3,"workers":2,"ops":100,"errors":0,"create":{"ops":100,"errors":0,"rate_per_s":100,"duration_s":1,"lat_ms":{"p50":1.0096,"p95":1.0096,"p99":1.0096,"max":1.01,"mean":1}},"delete":{"ops":90,"errors":0,"rate_per_s":180,"duration_s":0.5,"lat_ms":{"p50":1.0096,"p95":1.0096,"p99":1.0096,"max":1.01,"mean":1},"hist":{"unit":"us","gamma":1.019182,"bounds":[1019.27],"counts":[90]}},"files_per_folder":50,"left_behind":0,"delete_cut":false,"window_s":1,"rate_per_s":100,"late_ops":0,"per_s":[100],"lat_ms":{"p50":1.0096,"p95":1.0096,"p99":1.0096,"max":1.01,"mean":1},"hist":{"unit":"us","gamma":1.019182,"bounds":[1019.27],"counts":[100]}}'
+FILES_B='{"helper":"smb-files","ok":false,"error":"files left behind","duration_s":4,"workers":2,"ops":300,"errors":0,"create":{"ops":300,"errors":0,"rate_per_s":300,"duration_s":1,"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9}},"delete":{"ops":298,"errors":2,"rate_per_s":298,"duration_s":1,"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69],"counts":[298]}},"files_per_folder":150,"left_behind":2,"delete_cut":false,"window_s":1,"rate_per_s":300,"late_ops":1,"per_s":[300],"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69],"counts":[301]}}'
+
+@test "smb-files lines: phases merged (delete percentiles from the merged delete histograms), each host in its own folder" {
+  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/metadata" "$BATS_TEST_TMPDIR/rsh" \
+    "$(host_dir ws1 "$FILES_A" smb-files) $(host_dir u@ws2 "$FILES_B" smb-files)" smb-files -w 2 -d 1 //198.18.0.1/perftest/metadata/@HOST@
+  assert_success
+  local m=$output
+  run cat "$BATS_TEST_TMPDIR/u@ws2/args.txt"
+  assert_output "-A $BATS_TEST_TMPDIR/u@ws2/credentials -w 2 -d 1 //198.18.0.1/perftest/metadata/u_ws2"
+  [[ -s $BATS_TEST_TMPDIR/metadata.client-u_ws2.json ]] || fail "per-host file of u@ws2"
+  run jq -c '[.ok, .error, .ops, .late_ops, .create.ops, .create.rate_per_s, .delete.ops, .delete.errors,
+    .delete.rate_per_s, .left_behind, .files_per_folder, .delete_cut, .fairness.jain]' <<<"$m"
+  assert_output '[false,"client host u@ws2: files left behind",400,1,400,400,388,2,478,2,150,false,0.8]'
+  # 388 deletes: 90 at ~1 ms, 298 at ~9.9 ms; p50 is a ~9.9 ms one (the hosts' p50s averaged: 5.5)
+  run jq -c '[(.delete.lat_ms.p50 * 10 | round), .delete.lat_ms.max, (.create.lat_ms.p50 * 10 | round), .create.lat_ms == .lat_ms]' <<<"$m"
+  assert_output '[99,10,99,true]'
+  run jq -c '[.client_hosts[] | [.host, .rate_per_s, .delete_rate_per_s, .left_behind]]' <<<"$m"
+  assert_output '[["ws1",100,180,0],["u@ws2",300,298,2]]'
 }
