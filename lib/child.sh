@@ -131,23 +131,28 @@ child_stop() {
   child_wait 2>/dev/null || true
 }
 
-# child_hold_start LIMIT_S CONNECTIONS OUT: start smb-hold on the share's memory-test folder in the
-# background, its stdin a pipe this shell keeps open (closing it lets the helper go); 1 when the
-# helper is missing.
+# child_hold_start LIMIT_S CONNECTIONS OUT [CMD...]: start smb-hold on the share's memory-test
+# folder in the background, its stdin a pipe this shell keeps open (closing it lets the helper
+# go); 1 when the helper is missing. With CMD, that command instead, which holds the same way
+# (the client hosts' fan-out, lib/metrics/memory.sh; CONNECTIONS is then in CMD).
 child_hold_start() {
-  local h fifo
-  h=$(child_helper smb-hold) || return 1
+  local h fifo limit=$1 n=$2 out=$3
+  shift 3
+  if (($# == 0)); then
+    h=$(child_helper smb-hold) || return 1
+    set -- "$h" -A "$KIT_CREDENTIALS" -n "$n" "$KIT_UNC/memory-test"
+  fi
   child_partial "$(child_share_dir memory-test)"
   fifo=$RUN_DIR/.hold.fifo
   rm -f "$fifo"
   mkfifo -m 0600 "$fifo"
-  CHILD_ERR=${3%.*}.err
+  CHILD_ERR=${out%.*}.err
   (
     child_close_lock
     # inside a measurement (measure_begin): the probes' enter (the client cgroup)
     if [[ -n ${MEASURE_WORK:-} ]]; then measure_enter; fi
-    exec timeout -k 5 "$1" "$h" -A "$KIT_CREDENTIALS" -n "$2" "$KIT_UNC/memory-test"
-  ) >"$3" 2>>"$CHILD_ERR" <"$fifo" &
+    exec timeout -k 5 "$limit" "$@"
+  ) >"$out" 2>>"$CHILD_ERR" <"$fifo" &
   CHILD_PID=$!
   exec {CHILD_HOLD_FD}>"$fifo"
   rm -f "$fifo"

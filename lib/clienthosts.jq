@@ -85,6 +85,8 @@ def ch_merge($hosts):
      duration_s: most("duration_s"), window_s: most("window_s"),
      workers: sum("workers"), clients: sum("clients"), connected: sum("connected"),
      asked: sum("asked"), held: sum("held"), fd_limit: least("fd_limit"),
+     per_client: ([$lines[] | .per_client | select(type == "object")]
+       | if length == 0 then null else {min_iops: (map(.min_iops) | min), max_iops: (map(.max_iops) | max)} end),
      ops: sum("ops"), late_ops: sum("late_ops"), errors: sum("errors"),
      rate_per_s: (sum("rate_per_s") | if . == null then null else . * 1000 | round / 1000 end),
      per_s: ([$lines[] | .per_s] | ch_sum_arrays),
@@ -102,7 +104,7 @@ def ch_merge($hosts):
      interrupted: any($lines[]; .interrupted == true),
      parent_cpu_ms: sum("parent_cpu_ms"), server_cpu: null,
      client_hosts: [range(0; $lines | length) as $i | $lines[$i] | {host: $hosts[$i], ok: (.ok == true),
-       workers, clients, asked, held, ops, late_ops, errors, rate_per_s,
+       workers, clients, connected, asked, held, ops, late_ops, errors, rate_per_s,
        delete_rate_per_s: .delete.rate_per_s?, left_behind, lat_ms, window_s}
        + (if .ok != true then {error: (.error // .first_error)} else {} end) | with_entries(select(.value != null))],
      fairness: (if hold then [$lines[] | .held] | ch_fairness("held") else [$lines[] | .rate_per_s] | ch_fairness("rate_per_s") end)}

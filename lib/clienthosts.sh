@@ -52,17 +52,27 @@ clienthosts_check_settings() {
 # fan-out's raw/NAME.client-TAG.json and a host's own folder on the share.
 clienthosts_tag() { printf '%s\n' "${1//[^A-Za-z0-9.-]/_}"; }
 
-# clienthosts_measure NAME LIMIT_S HELPER ARG...: measurement NAME (lib/measure.sh) of HELPER on
-# every client host at once (lib/clienthosts-fanout.sh; an argument's '@HOST@' becomes the
-# host's tag); 1 (run_why) when start-samba.sh put no helpers there.
+# clienthosts_ready: 0 when start-samba.sh put the helpers on the client hosts, else 1 (run_why).
+clienthosts_ready() {
+  [[ -n ${KIT_CLIENT_DIRS:-} ]] && return 0
+  run_why "the client hosts have no helpers: run ./start-samba.sh with CLIENT_HOSTS set"
+  return 1
+}
+
+# clienthosts_measure [--split N] NAME LIMIT_S HELPER ARG...: measurement NAME (lib/measure.sh)
+# of HELPER on every client host at once (lib/clienthosts-fanout.sh; an argument's '@HOST@'
+# becomes the host's tag, with --split N '@SPLIT@' the host's share of N); 1 (run_why) when
+# start-samba.sh put no helpers there.
 clienthosts_measure() {
+  local -a opt=()
+  if [[ $1 == --split ]]; then
+    opt=(--split "$2")
+    shift 2
+  fi
   local name=$1 limit=$2
   shift 2
-  [[ -n ${KIT_CLIENT_DIRS:-} ]] || {
-    run_why "the client hosts have no helpers: run ./start-samba.sh with CLIENT_HOSTS set"
-    return 1
-  }
-  measure "$name" "$limit" -- "$KIT_ROOT/lib/clienthosts-fanout.sh" "$RUN_DIR/raw/$name" "$CLIENT_SHELL" \
+  clienthosts_ready || return 1
+  measure "$name" "$limit" -- "$KIT_ROOT/lib/clienthosts-fanout.sh" "${opt[@]}" "$RUN_DIR/raw/$name" "$CLIENT_SHELL" \
     "$KIT_CLIENT_DIRS" "$@" || true
 }
 

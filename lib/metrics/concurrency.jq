@@ -4,6 +4,7 @@ include "verdict";
 include "format";
 include "fio";
 include "series";
+include "clienthosts";
 
 # curve_chart($rows): IOPS and p99 against clients (lib/charts/curve.gp), the p99 target as a
 # dashed line, the steps that did not keep up ringed; with repeats each repeat's steps as thin lines.
@@ -38,6 +39,8 @@ def step($n):
                  + (closed_loop_why($c; "clients"; $f.rate_per_s; "reads/s"; "p99"; $max) | if . then " (\(.))" else "" end)
                 else empty end),
                (if $f.ok != true and $f.error then $f.error else empty end)] | join("; "))}
+      + (if $f.client_hosts then {client_hosts: ($f.client_hosts | map("\(.host) \(.connected // 0)") | join(", ")), jain: $f.fairness.jain}
+         else {} end)
     end;
 
 # step_line($n): "go|stop<TAB>what the step gave", for the progress line after a step.
@@ -67,9 +70,10 @@ def verdict:
                  elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
            details: {steps: $rows, p99_max_ms: setting("TARGET_LATENCY_P99_MAX_MS"), notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
+             + (if any($rows[]; .client_hosts != null) then ["With client hosts each step's clients are split over them (client_hosts: each host's connected clients); rates add, latency from the merged histograms; jain: Jain's index of the hosts' rates."] else [] end)
              + if any($rows[]; (.errors // 0) > 0) then ["Failed and timed-out reads count as errors; p50_ms and p99_ms are the successful reads', failed_p99_ms the p99 of the failed ones."] else [] end)},
            charts: [curve_chart($rows)],
-           warnings: ((if small_host($rows | map(.clients) | max; $cpus) then
+           warnings: ((if any($rows[]; .client_hosts != null) | not and small_host($rows | map(.clients) | max; $cpus) then
              ["the reader clients ran on the same \($cpus) CPUs as smbd: on so small a machine steps above \($cpus) clients measure the clients as much as smbd"] else [] end)
              + [drop_caches($raw["concurrency.drop.json"]).warning // empty]
              + [$raw | to_entries[] | select((.key | test("^concurrency\\.[0-9]+\\.settle\\.json$")) and .value.settled == false)

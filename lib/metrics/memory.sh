@@ -1,8 +1,14 @@
 # lib/metrics/memory.sh: the memory metric: MEMORY_CONNECTIONS connections held open (smb-hold),
-# PSS of all smbd processes before and during (pss-sum on the service's cgroup).
-# Sourced; functions only. Verdict: lib/metrics/memory.jq.
+# PSS of all smbd processes before and during (pss-sum on the service's cgroup); with client
+# hosts (lib/clienthosts.sh) the connections are split over the hosts, each holding its share
+# at once in a share folder of its own (memory-test/TAG). Sourced; functions only.
+# Verdict: lib/metrics/memory.jq.
 
-memory_describe() { echo "$MEMORY_CONNECTIONS connections held open"; }
+memory_describe() {
+  local on=''
+  if clienthosts_on; then on=" from $(wc -w <<<"$CLIENT_HOSTS") client hosts"; fi
+  echo "$MEMORY_CONNECTIONS connections held open$on"
+}
 memory_estimate() { echo $((MEMORY_CONNECTIONS / 40 + 3)); }
 memory_needs() { :; }
 
@@ -15,12 +21,28 @@ memory_pss() {
   timeout 20 "$h" "${cg[@]}" >"$1" 2>/dev/null && [[ -s $1 ]]
 }
 
+# memory_hold_cmd: print the client hosts' hold command, one word a line (nothing without client
+# hosts); makes each host's folder on the share.
+memory_hold_cmd() {
+  local pair
+  clienthosts_on || return 0
+  child_share_dir memory-test >/dev/null
+  for pair in $KIT_CLIENT_DIRS; do child_share_dir "memory-test/$(clienthosts_tag "${pair%%=*}")" >/dev/null; done
+  printf '%s\n' "$KIT_ROOT/lib/clienthosts-fanout.sh" --hold --split "$MEMORY_CONNECTIONS" "$RUN_DIR/raw/memory.hold" \
+    "$CLIENT_SHELL" "$KIT_CLIENT_DIRS" smb-hold -n @SPLIT@ "$(clienthosts_unc)/memory-test/@HOST@"
+}
+
 # memory_measure: PSS before, the connections held, PSS during (raw/memory.*.json); 2 (SKIP)
 # when pss-sum cannot read the service's memory.
 memory_measure() {
   local raw=$RUN_DIR/raw limit out i
+  local -a cmd=()
   out=$raw/memory.hold.json
-  child_helper smb-hold >/dev/null || return 1
+  if clienthosts_on; then
+    clienthosts_ready || return 1
+  else
+    child_helper smb-hold >/dev/null || return 1
+  fi
   # the clients of the metric before must have left before the baseline is taken
   child_smbd_settle "$raw/memory.settle.json" 15 || true
   if ! memory_pss "$raw/memory.pss-before.json"; then
@@ -30,7 +52,8 @@ memory_measure() {
   limit=$((60 + MEMORY_CONNECTIONS / 5))
   # the hold is one measurement (raw/memory.hold.evidence.json: the server's view, the CPU)
   measure_begin memory.hold
-  child_hold_start $((limit + 30)) "$MEMORY_CONNECTIONS" "$out"
+  mapfile -t cmd < <(memory_hold_cmd)
+  child_hold_start $((limit + 30)) "$MEMORY_CONNECTIONS" "$out" "${cmd[@]}"
   for ((i = 0; i < limit * 10; i++)); do
     [[ -s $out ]] && break
     child_running || break

@@ -2,9 +2,9 @@
 # Client hosts (issue 23), tried with two network namespaces on 198.18.0.0/15
 # (tests/test_helper/netns.bash, remote shell `ip netns exec`): refusals before anything
 # changes, then start (smbd also on the test address, hosts allow, the kit's prerouting rule,
-# helpers and credentials on each host), the login and metadata metrics from both hosts at once
-# (per host, merged, fairness, smbd's count = the clients' sum), and cleanup leaving nothing on
-# any host.
+# helpers and credentials on each host), the login, metadata, memory and concurrency metrics
+# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum), and cleanup leaving
+# nothing on any host.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -175,6 +175,45 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
   [[ $ok == true ]] || fail "smbd counted $s writes, the clients $c"
   grep -q "Jain's index" "$run_dir/metrics/metadata.json" || fail "no fairness note"
   [[ ! -e $PK_ROOT/share/metadata ]] || fail "the metadata folder was left: $(find "$PK_ROOT/share/metadata" | head)"
+}
+
+@test "memory from both client hosts at once: the connections split over them, held together, all let go" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  run "$KIT_ROOT/test-samba.sh" memory
+  local run_dir h
+  run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  # MEMORY_CONNECTIONS=10: 5 on each host
+  for h in $NETNS_HOSTS; do
+    jq -e '.ok == true and .asked == 5 and .held == 5' "$run_dir/raw/memory.hold.client-$h.json" >/dev/null ||
+      fail "host $h: $(cat "$run_dir/raw/memory.hold.client-$h.json")"
+  done
+  run jq -c '[.ok, .asked, .held, (.client_hosts | length), .fairness.jain]' "$run_dir/raw/memory.hold.json"
+  assert_output '[true,10,10,2,1]'
+  run jq -r '[.status, (.value | type), .details.held] | @tsv' "$run_dir/metrics/memory.json"
+  [[ $output == *$'\tnumber\t10' ]] || fail "memory row: $output"
+  grep -q "Jain's index" "$run_dir/metrics/memory.json" || fail "no fairness note"
+  # every host let go: no smb-hold of the kit runs, its folder is gone
+  ! pgrep -f 'samba-perf-test-client\..*/smb-hold' >/dev/null || fail "smb-hold still runs: $(pgrep -af smb-hold)"
+  [[ ! -e $PK_ROOT/share/memory-test ]] || fail "the memory-test folder was left: $(find "$PK_ROOT/share/memory-test" | head)"
+}
+
+@test "concurrency from both client hosts: each step's clients split over them, smbd's Read count = the clients' sum" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  run "$KIT_ROOT/test-samba.sh" concurrency
+  local run_dir h1=${NETNS_HOSTS%% *} h2=${NETNS_HOSTS##* }
+  run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  # CONCURRENCY_LEVELS="1 4": the step of 1 on the first host alone, the step of 4 two on each
+  [[ -s $run_dir/raw/concurrency.1.client-$h1.json && ! -e $run_dir/raw/concurrency.1.client-$h2.json ]] ||
+    fail "step 1: $(ls "$run_dir/raw")"
+  for h in $h1 $h2; do
+    jq -e '.ok == true and .clients == 2 and .connected == 2 and .ops > 0' "$run_dir/raw/concurrency.4.client-$h.json" >/dev/null ||
+      fail "host $h: $(cat "$run_dir/raw/concurrency.4.client-$h.json")"
+  done
+  run jq -c '[.clients, .connected, (.client_hosts | length), (.per_client | keys)]' "$run_dir/raw/concurrency.4.json"
+  assert_output '[4,4,2,["max_iops","min_iops"]]'
+  run jq -r '[(.details.steps | map(.clients) | join(" ")), .details.steps[-1].client_hosts, .details.count_check.ok] | @tsv' \
+    "$run_dir/metrics/concurrency.json"
+  assert_output "1 4"$'\t'"$h1 2, $h2 2"$'\t'true
 }
 
 @test "stop and cleanup remove the kit's folders from every client host, and the table" {

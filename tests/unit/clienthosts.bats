@@ -80,3 +80,49 @@ FILES_B='{"helper":"smb-files","ok":false,"error":"files left behind","duration_
   run jq -c '[.client_hosts[] | [.host, .rate_per_s, .delete_rate_per_s, .left_behind]]' <<<"$m"
   assert_output '[["ws1",100,180,0],["u@ws2",300,298,2]]'
 }
+
+# hold_dir NAME: a client host folder whose smb-hold prints its line at once (-n N held), holds
+# until its stdin ends, then leaves 'released'.
+hold_dir() {
+  local d=$BATS_TEST_TMPDIR/$1
+  mkdir -p "$d"
+  cat >"$d/smb-hold" <<SH
+#!/bin/sh
+echo "\$@" >$d/args.txt
+echo "{\"helper\":\"smb-hold\",\"ok\":true,\"asked\":\$4,\"held\":\$4,\"errors\":0,\"first_error\":null,\"fd_limit\":1024,\"interrupted\":false}"
+cat >/dev/null
+touch $d/released
+SH
+  chmod +x "$d/smb-hold"
+  echo "$1=$d"
+}
+
+@test "--hold --split: connections split over the hosts, the merged line while they hold, the end of stdin lets every host go" {
+  local go=$BATS_TEST_TMPDIR/go out=$BATS_TEST_TMPDIR/merged.json pid fd i
+  mkfifo "$go"
+  "$KIT_ROOT/lib/clienthosts-fanout.sh" --hold --split 5 "$BATS_TEST_TMPDIR/memory.hold" "$BATS_TEST_TMPDIR/rsh" \
+    "$(hold_dir ws1) $(hold_dir ws2)" smb-hold -n @SPLIT@ //198.18.0.1/perftest/memory-test/@HOST@ <"$go" >"$out" &
+  pid=$!
+  exec {fd}>"$go"
+  for ((i = 0; i < 100; i++)); do [[ -s $out ]] && break; sleep 0.1; done
+  [[ ! -e $BATS_TEST_TMPDIR/ws1/released && ! -e $BATS_TEST_TMPDIR/ws2/released ]] || fail "a host let go before the end of stdin"
+  run jq -c '[.ok, .asked, .held, .fd_limit, (.client_hosts | map([.host, .held])), .fairness]' "$out"
+  assert_output '[true,5,5,1024,[["ws1",3],["ws2",2]],{"hosts":2,"min_held":2,"max_held":3,"jain":0.9615}]'
+  run cat "$BATS_TEST_TMPDIR/ws2/args.txt"
+  assert_output "-A $BATS_TEST_TMPDIR/ws2/credentials -n 2 //198.18.0.1/perftest/memory-test/ws2"
+  exec {fd}>&-
+  timeout 10 tail --pid="$pid" -f /dev/null || fail "the fan-out did not end after its stdin ended"
+  wait "$pid" || fail "exit status $?"
+  [[ -e $BATS_TEST_TMPDIR/ws1/released && -e $BATS_TEST_TMPDIR/ws2/released ]] || fail "a host was not let go"
+}
+
+@test "--split: a host whose share is 0 does not run" {
+  run "$KIT_ROOT/lib/clienthosts-fanout.sh" --split 1 "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/rsh" \
+    "$(host_dir ws1 "$LINE_A") $(host_dir ws2 "$LINE_B")" smb-login-storm -w @SPLIT@ //x/y
+  assert_success
+  run jq -c '[.ops, (.client_hosts | map(.host))]' <<<"$output"
+  assert_output '[10,["ws1"]]'
+  run cat "$BATS_TEST_TMPDIR/ws1/args.txt"
+  assert_output "-A $BATS_TEST_TMPDIR/ws1/credentials -w 1 //x/y"
+  [[ ! -e $BATS_TEST_TMPDIR/ws2/args.txt && ! -e $BATS_TEST_TMPDIR/c.client-ws2.json ]] || fail "ws2 ran"
+}
