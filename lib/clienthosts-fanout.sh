@@ -48,7 +48,12 @@ for i in "${!pairs[@]}"; do
   f=$out.client-$tag.json
   if ((hold)); then
     mkfifo -m 0600 "$fifos/$i" || exit 1
-    "${pre[@]}" "$host" "$dir/$helper" -A "$dir/credentials" "${args[@]}" >"$f" 2>"${f%.json}.err" <"$fifos/$i" &
+    # the host's own pipe only: one that kept another host's open would hold that host too
+    (
+      for fd in "${fds[@]}"; do exec {fd}>&-; done
+      exec 3<&-
+      exec "${pre[@]}" "$host" "$dir/$helper" -A "$dir/credentials" "${args[@]}"
+    ) >"$f" 2>"${f%.json}.err" <"$fifos/$i" &
     pids+=("$!")
     exec {fd}>"$fifos/$i"
     fds+=("$fd")

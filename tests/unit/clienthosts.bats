@@ -81,10 +81,10 @@ FILES_B='{"helper":"smb-files","ok":false,"error":"files left behind","duration_
   assert_output '[["ws1",100,180,0],["u@ws2",300,298,2]]'
 }
 
-# hold_dir NAME: a client host folder whose smb-hold prints its line at once (-n N held), holds
-# until its stdin ends, then leaves 'released'.
+# hold_dir NAME [LINGER_S]: a client host folder whose smb-hold prints its line at once (-n N
+# held), holds until its stdin ends, then leaves 'released' (and exits LINGER_S later).
 hold_dir() {
-  local d=$BATS_TEST_TMPDIR/$1
+  local d=$BATS_TEST_TMPDIR/$1 linger=${2:-0}
   mkdir -p "$d"
   cat >"$d/smb-hold" <<SH
 #!/bin/sh
@@ -92,6 +92,7 @@ echo "\$@" >$d/args.txt
 echo "{\"helper\":\"smb-hold\",\"ok\":true,\"asked\":\$4,\"held\":\$4,\"errors\":0,\"first_error\":null,\"fd_limit\":1024,\"interrupted\":false}"
 cat >/dev/null
 touch $d/released
+sleep $linger
 SH
   chmod +x "$d/smb-hold"
   echo "$1=$d"
@@ -100,8 +101,9 @@ SH
 @test "--hold --split: connections split over the hosts, the merged line while they hold, the end of stdin lets every host go" {
   local go=$BATS_TEST_TMPDIR/go out=$BATS_TEST_TMPDIR/merged.json pid fd i
   mkfifo "$go"
+  # ws2 lingers 3 s after its release: ws1 must be let go at once all the same
   "$KIT_ROOT/lib/clienthosts-fanout.sh" --hold --split 5 "$BATS_TEST_TMPDIR/memory.hold" "$BATS_TEST_TMPDIR/rsh" \
-    "$(hold_dir ws1) $(hold_dir ws2)" smb-hold -n @SPLIT@ //198.18.0.1/perftest/memory-test/@HOST@ <"$go" >"$out" &
+    "$(hold_dir ws1) $(hold_dir ws2 3)" smb-hold -n @SPLIT@ //198.18.0.1/perftest/memory-test/@HOST@ <"$go" >"$out" &
   pid=$!
   exec {fd}>"$go"
   for ((i = 0; i < 100; i++)); do [[ -s $out ]] && break; sleep 0.1; done
@@ -111,6 +113,8 @@ SH
   run cat "$BATS_TEST_TMPDIR/ws2/args.txt"
   assert_output "-A $BATS_TEST_TMPDIR/ws2/credentials -n 2 //198.18.0.1/perftest/memory-test/ws2"
   exec {fd}>&-
+  for ((i = 0; i < 20; i++)); do [[ -e $BATS_TEST_TMPDIR/ws1/released ]] && break; sleep 0.1; done
+  [[ -e $BATS_TEST_TMPDIR/ws1/released ]] || fail "ws1 was not let go within 2 s (held by ws2's copy of its pipe?)"
   timeout 10 tail --pid="$pid" -f /dev/null || fail "the fan-out did not end after its stdin ended"
   wait "$pid" || fail "exit status $?"
   [[ -e $BATS_TEST_TMPDIR/ws1/released && -e $BATS_TEST_TMPDIR/ws2/released ]] || fail "a host was not let go"
