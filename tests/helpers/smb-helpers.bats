@@ -278,6 +278,7 @@ while time.time() < end:
     and .create.ops > 0 and .create.errors == 0 and .create.rate_per_s > 0
     and .create.duration_s > 0 and .create.lat_ms.p99 > 0
     and .delete.ops == .create.ops + .late_ops and .delete.errors == 0 and .delete.rate_per_s > 0
+    and (.delete.hist.counts | add) == .delete.ops and .create.hist == null
     and .files_per_folder > 0 and .files_per_folder <= .create.ops and .left_behind == 0' <<<"$output"
   run ls -A "$SMBD_SHARE/files"
   assert_output ""
