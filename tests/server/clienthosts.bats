@@ -174,6 +174,8 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
     fail "the count check's client count $c is not the hosts' sum: $output"
   [[ $ok == true ]] || fail "smbd counted $s writes, the clients $c"
   grep -q "Jain's index" "$run_dir/metrics/metadata.json" || fail "no fairness note"
+  jq -r '"# metadata: " + ([.client_hosts[] | "\(.host) \(.rate_per_s) files/s"] | join(", "))
+    + "; merged \(.create.rate_per_s) files/s, delete \(.delete.rate_per_s)/s, Jain \(.fairness.jain)"' "$run_dir/raw/metadata.json" >&3
   [[ ! -e $PK_ROOT/share/metadata ]] || fail "the metadata folder was left: $(find "$PK_ROOT/share/metadata" | head)"
 }
 
@@ -192,6 +194,7 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
   run jq -r '[.status, (.value | type), .details.held] | @tsv' "$run_dir/metrics/memory.json"
   [[ $output == *$'\tnumber\t10' ]] || fail "memory row: $output"
   grep -q "Jain's index" "$run_dir/metrics/memory.json" || fail "no fairness note"
+  jq -r '"# memory: \(.details.held) connections held, \(.value * 1000 | round / 1000) MB each"' "$run_dir/metrics/memory.json" >&3
   # every host let go: no smb-hold of the kit runs, its folder is gone
   ! pgrep -f 'samba-perf-test-client\..*/smb-hold' >/dev/null || fail "smb-hold still runs: $(pgrep -af smb-hold)"
   [[ ! -e $PK_ROOT/share/memory-test ]] || fail "the memory-test folder was left: $(find "$PK_ROOT/share/memory-test" | head)"
@@ -214,6 +217,8 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
   run jq -r '[(.details.steps | map(.clients) | join(" ")), .details.steps[-1].client_hosts, .details.count_check.ok] | @tsv' \
     "$run_dir/metrics/concurrency.json"
   assert_output "1 4"$'\t'"$h1 2, $h2 2"$'\t'true
+  jq -r '"# concurrency: " + ([.details.steps[] | "\(.clients) clients \(.iops | round) IOPS p99 \(.p99_ms) ms"] | join(", "))
+    + "; count check \(.details.count_check.client) = \(.details.count_check.server)"' "$run_dir/metrics/concurrency.json" >&3
 }
 
 @test "stop and cleanup remove the kit's folders from every client host, and the table" {
