@@ -74,17 +74,25 @@ def details_md:
   | ([$e[] | select(.key != "repeats" and .key != "disturbed" and
        ((.value | type) != "array" or (.value | length) == 0 or (.value[0] | type) != "object"))]
      | if length > 0 then "- " + (map("\($l[.key] // (.key | key_label)): \(.value | show($l))") | join("; ")) else empty end),
-    ($e[] | select(.key == "repeats" and (.value | type) == "array")
-     # one line: each repeat's figure and verdict, the why of a failed one
-     | "- repeats: \(.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"),
+    (($e[] | select(.key == "repeats" and (.value | type) == "array")) as $rep
+     # one line: each repeat's figure and verdict, the why of a failed one, and how many further
+     # figures moved between the repeats (they stay in results.json)
+     | (.figures // []) as $fig
+     | "- repeats: \($rep.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"
+       + (if ($fig | length) > 0 then
+            "; \($fig | length) further figure\(if ($fig | length) > 1 then "s" else "" end) moved between them (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
+          else "" end)),
     ($e[] | select(.key == "disturbed" and (.value | type) == "array" and length > 0)
      # one line: which repeats were disturbed, by what, and whether they were measured again
      | "- disturbed: \(.value | map("repeat \(.repeat) (\(.reason); \(if .replaced then "measured again, the first kept in raw/ as '\(.tag)'" else "kept" end))") | join("; "))"),
-    (.figures // [] | if length > 0 then
+    # a table of one row is a list line: "- rounds: round 1, login works after (ms) 6565"
+    ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) == 1 and (.value[0] | type) == "object")
+     | "- \($l[.key] // (.key | key_label)): \(.value[0] | show($l))"),
+    (.figures // [] | if length > 0 and ($e | any(.key == "repeats")) == false then
        "- \(length) further figure\(if length > 1 then "s" else "" end) moved between the repeats (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
      else empty end),
-    ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) > 0 and (.value[0] | type) == "object")
-     | "", "**\($l[.key] // (.key | key_label))**", "", (.value | table($l)));
+    ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) > 1 and (.value[0] | type) == "object")
+     | "", (.value | table($l)));
 
 # short_why: a verdict's reason as short as the results table and the first line want it: without
 # the "repeat N (the median, X): " that names the repeat, without remarks in parentheses, at
@@ -120,7 +128,9 @@ def verdict_md($c):
 | ($r.system // {}) as $s
 | ($r.system.run // {}) as $run
 # every warning once: the first 3 head the report, the others stay in their own section
-| ([($s.warnings // [])[] | "system: \(.)"] + [$ms[] | .metric as $m | (.warnings // [])[] | "\($m): \(.)"]) as $allw
+# (a warning two metrics share, as cpu shares randread's run, is counted and shown once: the first's)
+| ([($s.warnings // [])[] | ["system", .]] + [$ms[] | .metric as $m | (.warnings // [])[] | [$m, .]]
+   | reduce .[] as $p ([]; if any(.[]; .[1] == $p[1]) then . else . + [$p] end) | map("\(.[0]): \(.[1])")) as $allw
 | ($allw[:3]) as $top
 | "# Samba performance test: \($s.host // "?"), \($run.started_at // "?")",
   "",
@@ -158,9 +168,7 @@ def verdict_md($c):
   "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
   (($s.cpu // null) as $c | if $c == null then empty else
      "| CPU | \($c.model // "model not named by /proc/cpuinfo"); crypto flags present: \([$c.crypto // {} | to_entries[] | select(.value) | .key] | if length == 0 then "none" else join(", ") end)\([$c.crypto // {} | to_entries[] | select(.value | not) | .key] | if length == 0 then "" else "; absent: " + join(", ") end)\(if $c.arch == "x86" then " (aes is AES-NI)" else "" end) |" end),
-  "| Samba | \($s.samba_version // "?") |",
-  "| fio | \($s.fio_version // "not installed") |",
-  "| Kit | samba-perf-test \($s.kit_version // "(version not recorded)") |",
+  "| Software | Samba \($s.samba_version // "?"); \($s.fio_version // "fio not installed"); kit samba-perf-test \($s.kit_version // "(version not recorded)") |",
   "| Test server | \($s.service_mode // "?") mode\(if ($s.unit // "") != "" then " (\($s.unit))" else "" end); clients use \($s.share // "?"); CPU and memory from \($s.cgroup_source // "?") (\($s.cgroup // "?" | cell)); SELinux \($s.selinux // "?") |",
   (($s.server_settings // null) as $ss
    | if $ss == null then empty else
@@ -185,50 +193,64 @@ def verdict_md($c):
   "",
   ([($s.warnings // [])[] | select(("system: \(.)") as $w | $top | index([$w]) | not)]
    | if length > 0 then "System warnings:", "", (.[] | "- \(.)"), "" else empty end),
-  ($ms[] | select(.status != "SKIP")
-   | . as $x
-   | ($adv[$x.metric] // {}) as $a
-   | "## \($a.title // $x.metric) (`\($x.metric)`)",
-     "",
-     ($a.what // empty | first_sentence | ., ""),
-     "**\($x.status)**: \(result_text) (target \(target_text))"
-       + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
-       + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end),
-     ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
-      | if length > 0 and $x.metric != "localdisk" then "", "Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): "))" else empty end),
-     "",
-     # one list: the figures, the notes, the server view, the warnings not shown at the top
-     # details_md: its list lines first, then its tables (each after a blank line)
-     [details_md] as $dm
+  # each measured metric's section: one list (the verdict with what the figure is, the figures,
+  # the notes not shown before, the server view, the warnings not shown before, a FAIL's advice),
+  # its tables, its charts on one line
+  (([$ms[] | select(.status != "SKIP")]) as $shown
+  | range(0; $shown | length) as $i
+  | $shown[$i] as $x
+  | ($adv[$x.metric] // {}) as $a
+  | ([$shown[:$i][] | .details.notes // [] | .[]]) as $notes_before
+  | ([($top[] | sub("^[a-z_]+: "; "")), ($shown[:$i][] | .warnings // [] | .[])]) as $warned_before
+  # an earlier section of the same run (errors of latency's, cpu of randread's): its server view
+  # and CPU are named, not repeated
+  | (first($shown[:$i][] | select(.details.server != null and .details.server.commands == $x.details.server.commands
+       and .details.cpu == $x.details.cpu and (.details.count_check == $x.details.count_check or $x.details.count_check == null))
+       | .metric) // null) as $same
+  | $x
+  | "## \($a.title // $x.metric) (`\($x.metric)`)",
+    # details_md: its list lines first, then its tables (each after a blank line)
+    ([details_md] as $dm
      | ([$dm[] | select(startswith("- "))] | length) as $nl
-     | ($dm[:$nl]
-        # (a note "repeat N measured again: ..." says what the disturbed line says)
-        + ((.details.notes // []) | map(select(test("^repeat [0-9]+ measured again: ") | not) | "- \(.)"))
-        + (if .details.server or .details.cpu then
+     | (["- **\($x.status)**: \(result_text) (target \(target_text))"
+          + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
+          + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end)
+          + ($a.what // "" | first_sentence | if . != "" then " *\(.)*" else "" end)]
+        + $dm[:$nl]
+        + ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
+           | if length > 0 and $x.metric != "localdisk" then ["- Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): ") | ltrimstr("local disk "))"] else [] end)
+        # the notes in one item, each once in the report: not one an earlier section showed, not
+        # a "repeat N measured again: ..." (the disturbed line says it), not localdisk's note
+        # of a metric whose own section shows it
+        + ([(.details.notes // [])[] | select(test("^repeat [0-9]+ measured again: ") | not)
+            | select(. as $n | $notes_before | index([$n]) | not)
+            | select($x.metric != "localdisk" or (. as $n | any($shown[]; .metric as $sm | $n | startswith("\($sm): ")) | not))]
+           | if length > 0 then ["- " + join(" ")] else [] end)
+        + (if $same then ["- Server view, CPU and counts: the same run as \($same)'s, in its section"]
+           elif .details.server or .details.cpu then
              ["- Server view (time inside smbd, not on the wire; see docs/server-view.md): \(.details.server | sv_brief_md($x.metric))"]
-             + [.details.cpu | sv_cpu_md | "- \(.)"] + [.details.count_check | sv_check_md | "- \(.)"]
+             # the CPU split and the counts of client and server: one line
+             + ["- " + ([.details.cpu | sv_cpu_md] + [.details.count_check | sv_check_md] | join(". "))]
            else [] end)
-        + [(.warnings // [])[] | select(("\($x.metric): \(.)") as $w | $top | index([$w]) | not) | "- **Warning**: \(.)"])
+        + [(.warnings // [])[] | select(. as $w | $warned_before | index([$w]) | not) | "- **Warning**: \(.)"]
+        # a FAIL's advice: the likely causes, then what to change
+        + (if $x.status == "FAIL" and $a.causes then
+             ["- **Likely causes**: \($a.causes | join(" "))", "- **What to change**: \($a.changes | join(" "))"]
+           else [] end))
        as $list
-     | (if ($list | length) > 0 then "", $list[] else empty end),
-       $dm[$nl:][],
-     # the charts on one line (one paragraph of pictures), then what was not drawn
-     (if $r.charts != null and ($r.charts.why // null) == null then
-        [charts_md($r.charts; $x.metric) | select(. != "")]
-        | (map(select(startswith("!["))) | if length > 0 then "", join(" ") else empty end),
-          (map(select(startswith("![") | not)) | if length > 0 then "", .[] else empty end)
-      else empty end),
-     (if $x.status == "FAIL" and $a.causes then
-        "", "**Likely causes**: \($a.causes | join(" "))",
-        "", "**What to change**:", ($a.changes[] | "- \(.)")
-      else empty end),
-     ""),
+     | "", $list[],
+       $dm[$nl:][]),
+    # the charts on one line (one paragraph of pictures), then what was not drawn
+    (if $r.charts != null and ($r.charts.why // null) == null then
+       [charts_md($r.charts; $x.metric) | select(. != "")]
+       | (map(select(startswith("!["))) | if length > 0 then "", join(" ") else empty end),
+         (map(select(startswith("![") | not)) | if length > 0 then "", .[] else empty end)
+     else empty end),
+    ""),
   # what was not measured, each once with its reason (what a metric is: docs/metrics.md)
   ([$ms[] | select(.status == "SKIP")] | if length > 0 then
      "## Not measured", "",
      (.[] | "- \(($adv[.metric].title // .metric)) (`\(.metric)`): \(.why // "not measured")"), ""
    else empty end),
   # after the findings: how to read the numbers, where the rest is
-  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric).",
-  "",
-  "Raw data: `raw/` (fio JSON and helper lines), per-metric objects: `metrics/`, everything merged: `results.json`."
+  "Units: MB and GB are decimal (10^6 and 10^9 bytes), as in fio's MB/s, hdparm and network speeds; KiB and MiB (1024 and 1024² bytes) only for block, file and kernel memory sizes. Times per request are fio's total latency or the helpers' own clock (see each metric). Raw data: `raw/` (fio JSON and helper lines), per-metric objects: `metrics/`, everything merged: `results.json`."

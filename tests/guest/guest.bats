@@ -236,8 +236,11 @@ EOF
     run jq -r --arg m "$m" '.metrics[$m].details.count_check | "\(.what) \(.ok) \(.client == .server) \(.client == .kernel) \(.client > 0)"' "$RES"
     assert_output 'reads and writes (fio) true true true true'
   done
-  run grep -c "^- Client against server: the client reported [0-9]* \(reads\|writes\|reads and writes\) (fio), smbd counted" "$OUT/run/report.md"
-  assert_output 6
+  # in report.md once per run: errors' section names latency's (the same steady run)
+  run grep -c "^- CPU: .*\. Client against server: the client reported [0-9]* \(reads\|writes\|reads and writes\) (fio), smbd counted" "$OUT/run/report.md"
+  assert_output 5
+  run grep -c "^- Server view, CPU and counts: the same run as latency's" "$OUT/run/report.md"
+  assert_output 1
 }
 
 @test "guest: charts for every measured metric, well-formed, inline in report.html" {
