@@ -219,13 +219,13 @@ def verdict_md($c):
         + $dm[:$nl]
         + ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
            | if length > 0 and $x.metric != "localdisk" then ["- Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): ") | ltrimstr("local disk "))"] else [] end)
-        # the notes in one item, each once in the report: not one an earlier section showed, not
-        # a "repeat N measured again: ..." (the disturbed line says it), not localdisk's note
-        # of a metric whose own section shows it
-        + ([(.details.notes // [])[] | select(test("^repeat [0-9]+ measured again: ") | not)
+        # the notes, each once in the report: not one an earlier section showed, not a "repeat
+        # N measured again: ..." (the disturbed line says it), not localdisk's note of a metric
+        # whose own section shows it
+        + [(.details.notes // [])[] | select(test("^repeat [0-9]+ measured again: ") | not)
             | select(. as $n | $notes_before | index([$n]) | not)
-            | select($x.metric != "localdisk" or (. as $n | any($shown[]; .metric as $sm | $n | startswith("\($sm): ")) | not))]
-           | if length > 0 then ["- " + join(" ")] else [] end)
+            | select($x.metric != "localdisk" or (. as $n | any($shown[]; .metric as $sm | $n | startswith("\($sm): ")) | not))
+            | "- \(.)"]
         + (if $same then ["- Server view, CPU and counts: the same run as \($same)'s, in its section"]
            elif .details.server or .details.cpu then
              ["- Server view (time inside smbd, not on the wire; see docs/server-view.md): \(.details.server | sv_brief_md($x.metric))"]
