@@ -19,6 +19,7 @@
 # Exit status: 0 written (also when nothing could be drawn), 1 the folder could not be read,
 # 2 usage error.
 
+# (About 320 lines: the run's charts and compare's share the plotting, the records and the index.)
 CHARTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 . "$CHARTS_LIB/common.sh"
@@ -67,13 +68,12 @@ charts_work() {
 
 # charts_add METRIC KIND FILE TITLE: record a drawn chart (FILE relative to the charts folder).
 charts_add() {
-  CHARTS_ENTRIES+=("$(jq -cn --arg m "$1" --arg k "$2" --arg f "charts/$3" --arg t "$4" \
-    '{metric: $m, kind: $k, file: $f, title: $t}')")
+  CHARTS_RECORDS+=(chart "$1" "$2" "charts/$3" "$4")
 }
 
 # charts_skip METRIC KIND WHY: record a chart that was not drawn and why.
 charts_skip() {
-  CHARTS_SKIPPED+=("$(jq -cn --arg m "$1" --arg k "$2" --arg w "$3" '{metric: $m, kind: $k, why: $w}')")
+  CHARTS_RECORDS+=(skip "$1" "$2" "$3" '')
 }
 
 # charts_why_not WORK: the last line gnuplot wrote in WORK (why it drew nothing).
@@ -81,16 +81,58 @@ charts_why_not() {
   grep -v '^ *$' "$1/gnuplot.log" 2>/dev/null | tail -n 1 | cut -c1-200
 }
 
-# charts_one RUN_DIR WORK METRIC CHART_JSON: draw one chart a verdict emitted (lib/series.jq) as
-# charts/NAME-METRIC.svg through lib/charts/KIND.gp: its series as s1.dat .. sN.dat, its data as
-# data.dat, its reps as reps.dat (a blank line between blocks), its vars in vars.gp; a chart with
-# a why, or that gnuplot cannot draw, becomes a not_drawn entry.
+# charts_fields RESULTS_JSON: every chart the measured metrics of RESULTS_JSON carry, in order,
+# as five NUL-ended fields each: its metric, name, kind, title and why (a missing one empty), as
+# a command substitution of jq -r would give them (no NUL, no trailing line break).
+charts_fields() {
+  jq -j 'def field: if . == null or . == false then "" else tostring end | gsub("\u0000"; "") | sub("\n+\\z"; "");
+    .metrics[] | select(.status != "SKIP") | .metric as $m | (.charts // [])[]
+    | if type == "object" then . else {} end
+    | ($m | field), (.name | field), (.kind | field), (.title | field), (.why | field) | . + "\u0000"' "$1"
+}
+
+# charts_files RESULTS_JSON WORK: write the files of every chart of charts_fields (in that order)
+# into WORK/0, WORK/1, ... (folders that exist): its series as s1.dat .. sN.dat, its data as
+# data.dat, its reps as reps.dat (a blank line between blocks), the number of rows of its longest
+# series as counts.gp, its series' titles as titles.gp and its vars as vars.txt (NAME=VALUE a
+# line). One jq and one awk for all charts; each part of a chart is tried on its own, so a
+# malformed one costs that part only.
+charts_files() {
+  # shellcheck disable=SC2016 # jq program
+  jq -r 'def cell: if . == null then "null" else tostring end;
+    [.metrics[] | select(.status != "SKIP") | (.charts // [])[] | if type == "object" then . else {} end]
+    | to_entries[] | (.key | tostring) as $k | .value
+    | "\($k)\tH\t",
+      (try (.series // [] | to_entries[] | .key as $i | .value
+        | (.x // [range(1; (.y // []) | length + 1)]) as $x | .y // [] | to_entries[]
+        | [$x[.key], .value] | map(cell) | "\($k)\tS\t\(.[0])\t\(.[1])\t" + ($i | tostring)) catch empty),
+      (try (.data // [] | .[] | map(cell) | join("\t") | "\($k)\tD\t" + .) catch empty),
+      (try (.reps // [] | .[] | ((.[] | map(cell) | join("\t") | "\($k)\tR\t" + .), "\($k)\tR\t")) catch empty),
+      (try (.series // [] | "n = \(length)", "array T[\([length, 1] | max)]" | "\($k)\tT\t" + .) catch empty),
+      (try (.series // [] | to_entries[]
+        | "T[\(.key + 1)] = \u0027\(.value.title // "" | tostring | gsub("[\u0000-\u001f\u007f]"; " ") | gsub("\u0027"; "\u0027\u0027"))\u0027"
+        | "\($k)\tT\t" + .) catch empty),
+      (try (.vars // {} | to_entries[] | select(.key | test("^[a-z][a-z0-9]{0,15}$")) | "\(.key)=\(.value // "" | tostring)"
+        | split("\n")[] | "\($k)\tV\t" + .) catch empty)' "$1" |
+    awk -F '\t' -v work="$2" '
+      function done_chart() { if (dir != "") { printf "most = %d\n", most + 0 > (dir "/counts.gp"); close(dir "/counts.gp"); for (f in open) close(f); split("", open) } }
+      { k = $1; tag = $2; sub(/^[^\t]*\t[^\t]*\t/, "") }
+      tag == "H" { done_chart(); dir = work "/" k; most = 0; split("", rows); next }
+      tag == "D" { f = dir "/data.dat" }
+      tag == "R" { f = dir "/reps.dat" }
+      tag == "T" { f = dir "/titles.gp" }
+      tag == "V" { f = dir "/vars.txt" }
+      tag == "S" { n = split($0, c, "\t"); f = dir "/s" (c[3] + 1) ".dat"; open[f] = 1; print c[1] "\t" c[2] > f; if (++rows[c[3]] > most) most = rows[c[3]]; next }
+      { open[f] = 1; print > f }
+      END { done_chart() }'
+}
+
+# charts_one RUN_DIR WORK METRIC NAME KIND TITLE WHY: draw one chart a verdict emitted
+# (lib/series.jq), its files in WORK (charts_files), as charts/NAME-METRIC.svg through
+# lib/charts/KIND.gp with its vars in vars.gp; a chart with a why, or that gnuplot cannot draw,
+# becomes a not_drawn entry.
 charts_one() {
-  local dir=$1 work=$2 metric=$3 chart=$4 name kind title why
-  name=$(jq -r '.name // "" | tostring' <<<"$chart")
-  kind=$(jq -r '.kind // "" | tostring' <<<"$chart")
-  title=$(jq -r '.title // "" | tostring' <<<"$chart")
-  why=$(jq -r '.why // "" | tostring' <<<"$chart")
+  local dir=$1 work=$2 metric=$3 name=$4 kind=$5 title=$6 why=$7 kv
   if [[ ! $name =~ ^[a-z0-9-]{1,32}$ ]]; then
     charts_skip "$metric" "${name:0:32}" "its name is not a short lower-case word"
     return 0
@@ -103,29 +145,15 @@ charts_one() {
     charts_skip "$metric" "$name" "no chart template lib/charts/${kind:0:32}.gp"
     return 0
   fi
-  charts_work "$work"
-  # shellcheck disable=SC2016 # jq program
-  jq -r 'def cell: if . == null then "null" else tostring end;
-    (.series // [] | to_entries[] | .key as $i | .value
-      | (.x // [range(1; (.y // []) | length + 1)]) as $x | .y // [] | to_entries[]
-      | [$x[.key], .value] | map(cell) | "\(.[0])\t\(.[1])\t" + ($i | tostring)),
-    (.data // [] | .[] | map(cell) | join("\t") | "\t\t" + . | "D" + .),
-    (.reps // [] | .[] | ((.[] | map(cell) | join("\t") | "R\t\t" + .), "R\t\t"))' <<<"$chart" |
-    awk -F '\t' -v dir="$work" '
-      /^D\t\t/ { sub(/^D\t\t/, ""); print > (dir "/data.dat"); next }
-      /^R\t\t/ { sub(/^R\t\t/, ""); print > (dir "/reps.dat"); next }
-      { f = dir "/s" ($3 + 1) ".dat"; print $1 "\t" $2 > f; if (++rows[$3] > most) most = rows[$3] }
-      END { printf "most = %d\n", most + 0 > (dir "/counts.gp") }'
   [[ -f $work/data.dat ]] || : >"$work/data.dat"
   [[ -f $work/reps.dat ]] || printf '0\tnull\tnull\n' >"$work/reps.dat"
   {
-    cat "$work/counts.gp"
+    printf '%s\n' "$(<"$work/counts.gp")"
     charts_gp_vars "title=$title" "rows=$(wc -l <"$work/data.dat")"
-    jq -r '.series // [] | "n = \(length)", "array T[\([length, 1] | max)]"' <<<"$chart"
-    jq -r '.series // [] | to_entries[]
-      | "T[\(.key + 1)] = \u0027\(.value.title // "" | tostring | gsub("[\u0000-\u001f\u007f]"; " ") | gsub("\u0027"; "\u0027\u0027"))\u0027"' <<<"$chart"
-    jq -r '.vars // {} | to_entries[] | select(.key | test("^[a-z][a-z0-9]{0,15}$")) | "\(.key)=\(.value // "" | tostring)"' <<<"$chart" |
-      while IFS= read -r kv; do charts_gp_vars "$kv"; done
+    [[ ! -f $work/titles.gp ]] || printf '%s\n' "$(<"$work/titles.gp")"
+    if [[ -f $work/vars.txt ]]; then
+      while IFS= read -r kv; do charts_gp_vars "$kv"; done <"$work/vars.txt"
+    fi
   } >"$work/vars.gp"
   if ! charts_plot "$kind" "$work" "$dir/charts/$name-$metric.svg" 2>/dev/null; then
     charts_skip "$metric" "$name" "gnuplot could not draw it: $(charts_why_not "$work")"
@@ -134,24 +162,24 @@ charts_one() {
   charts_add "$metric" "$name" "$name-$metric.svg" "$title"
 }
 
-# charts_index OUT_JSON WHY SECONDS: write index.json from CHARTS_ENTRIES and CHARTS_SKIPPED.
+# charts_index OUT_JSON WHY SECONDS: write index.json from CHARTS_RECORDS.
 charts_index() {
   local tool=null
   command -v gnuplot >/dev/null 2>&1 && tool=$(gnuplot --version 2>/dev/null | jq -Rs 'rtrimstr("\n")')
-  {
-    ((${#CHARTS_ENTRIES[@]})) && printf '%s\n' "${CHARTS_ENTRIES[@]}"
-    ((${#CHARTS_SKIPPED[@]})) && printf '%s\n' "${CHARTS_SKIPPED[@]}" | jq -c '{skipped: .}'
-    true
-  } | jq -s --arg why "$2" --argjson seconds "$3" --argjson tool "$tool" '{
+  # shellcheck disable=SC2016 # jq program
+  jq -n --arg why "$2" --argjson seconds "$3" --argjson tool "$tool" '
+    [$ARGS.positional | range(0; length; 5) as $i | .[$i:$i + 5]] as $r | {
       tool: $tool, seconds: $seconds, why: (if $why == "" then null else $why end),
-      charts: map(select(has("skipped") | not)), not_drawn: map(.skipped // empty)}' >"$1.tmp"
+      charts: [$r[] | select(.[0] == "chart") | {metric: .[1], kind: .[2], file: .[3], title: .[4]}],
+      not_drawn: [$r[] | select(.[0] == "skip") | {metric: .[1], kind: .[2], why: .[3]}]}' \
+    --args "${CHARTS_RECORDS[@]}" >"$1.tmp"
   mv -f "$1.tmp" "$1"
 }
 
 # charts_begin DIR: make DIR/charts (old pictures removed) and reset the records; set
 # CHARTS_WORK (a temp folder, removed by charts_end) and CHARTS_T0.
 charts_begin() {
-  CHARTS_ENTRIES=() CHARTS_SKIPPED=()
+  CHARTS_RECORDS=()
   CHARTS_T0=$(date +%s.%N)
   mkdir -p "$1/charts" || return 1
   rm -f "$1/charts/"*.svg
@@ -169,7 +197,8 @@ charts_end() {
 # charts_run RUN_DIR: draw every chart the metrics of RUN_DIR/results.json carry (.metrics[].charts,
 # lib/series.jq), nothing else; index.json says what was drawn and why not.
 charts_run() {
-  local dir=$1 metric line
+  local dir=$1 metric n i
+  local -a fields works
   [[ -d $dir ]] || {
     error "no run folder '$dir'"
     return 1
@@ -194,10 +223,20 @@ charts_run() {
     charts_end "$dir" "this run was recorded before its verdicts kept their charts in results.json"
     return 0
   fi
-  while IFS=$'\t' read -r metric line; do
+  # each chart's five fields (charts_fields) and its files in CHARTS_WORK/<its number>
+  mapfile -d '' fields < <(charts_fields "$dir/results.json")
+  n=$((${#fields[@]} / 5))
+  works=()
+  for ((i = 0; i < n; i++)); do works+=("$CHARTS_WORK/$i"); done
+  if ((n > 0)); then
+    mkdir -p "${works[@]}"
+    charts_files "$dir/results.json" "$CHARTS_WORK"
+  fi
+  for ((i = 0; i < n; i++)); do
+    metric=${fields[i * 5]}
     [[ $metric =~ ^[A-Za-z0-9_-]+$ ]] || continue
-    charts_one "$dir" "$CHARTS_WORK/chart" "$metric" "$line"
-  done < <(jq -r '.metrics[] | select(.status != "SKIP") | .metric as $m | (.charts // [])[] | "\($m)\t\(tojson)"' "$dir/results.json")
+    charts_one "$dir" "${works[i]}" "${fields[@]:i*5:5}"
+  done
   charts_end "$dir" ""
 }
 

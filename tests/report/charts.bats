@@ -239,6 +239,39 @@ bars_match() {
   [[ $(svg_bar_lengths "$dir/charts/good-login.svg" | wc -l) -eq 2 ]]
 }
 
+@test "charts: a chart that is not an object, or whose series is not a list, is a not_drawn entry; the others are drawn" {
+  # charts.sh stopped at the first such chart (jq's error under set -e): no index.json at all
+  local dir
+  dir=$(copy_run malformed)
+  results_edit "$dir" '.metrics.login.charts = [5,
+      {name: "odd", kind: "series", title: "odd", series: {a: {y: [1]}}, vars: [1]},
+      {name: "good", kind: "bars", title: "login: good bars", vars: {xlab: "x"}, data: [["a", 1], ["b", 2]]}]'
+  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  run jq -r '.not_drawn[] | select(.metric == "login") | "\(.kind): \(.why)"' "$dir/charts/index.json"
+  assert_line --index 0 ': its name is not a short lower-case word'
+  assert_line --index 1 --regexp '^odd: gnuplot could not draw it: '
+  run jq -r '.charts[] | select(.metric == "login") | .file' "$dir/charts/index.json"
+  assert_output 'charts/good-login.svg'
+  [[ $(svg_bar_lengths "$dir/charts/good-login.svg" | wc -l) -eq 2 ]]
+}
+
+@test "charts: a run's charts cost a few jq processes, not some for each chart" {
+  # each chart ran jq about ten times (fields, data, vars, titles, its index entry): 164 for
+  # this folder's 17 charts, most of the time a report took
+  local dir bin=$BATS_TEST_TMPDIR/bin n
+  dir=$(copy_run count)
+  mkdir -p "$bin"
+  printf '#!/bin/sh\necho jq >>"%s/jq.calls"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR" "$(command -v jq)" >"$bin/jq"
+  chmod +x "$bin/jq"
+  PATH=$bin:$PATH run "$KIT_ROOT/lib/charts.sh" "$dir"
+  assert_success
+  n=$(jq '.charts | length' "$dir/charts/index.json")
+  ((n >= 15)) || fail "only $n charts drawn"
+  run wc -l <"$BATS_TEST_TMPDIR/jq.calls"
+  ((output <= 8)) || fail "charts.sh ran jq $output times for $n charts"
+}
+
 @test "charts: a run folder made before the verdicts kept their charts gets a not_drawn entry, in report.md and report.html too" {
   local dir
   dir=$(copy_run old)
