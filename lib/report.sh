@@ -1,7 +1,7 @@
 # lib/report.sh: a run folder's results.json (everything merged) and report.md (lib/report.jq),
 # from the folder alone; the advice of lib/advice.json as Markdown for docs/metrics.md.
 # Sourced; functions only. Entry: 'test-samba.sh report'. settings.env is read as data, by
-# lib/compare.sh's compare_settings_json (the one parser of it).
+# lib/settings.sh's settings_file_json (the one parser of it), into results.json's .settings.
 
 # report_advice_md: the advice of every metric as Markdown blocks with markers.
 report_advice_md() {
@@ -51,7 +51,7 @@ report_flat_arrays() {
 # report.html (lib/html.sh); 1 (with a message) when the
 # folder has no system record.
 report_write() {
-  local dir=$1 incomplete=false why='' f tmp
+  local dir=$1 incomplete=false why='' f tmp settings
   [[ -d $dir ]] || {
     error "no run folder '$dir'"
     return 1
@@ -76,11 +76,16 @@ report_write() {
   jq -rn "${metric_files[@]}" '$ARGS.named | to_entries[]
     | select(.value | (fromjson? // null) | (type == "object" and (.metric | type) == "string") | not) | .key[7:]' |
     while IFS= read -r f; do printf "warning: skipping '%s': not a metric object\n" "$dir/metrics/$f" >&2; done
+  # the settings as data (null, after the parser's line, when settings.env is missing or refused)
+  settings=null
+  if [[ -e $dir/settings.env ]]; then
+    settings=$(settings_file_json "$dir/settings.env") || settings=null
+  fi
   tmp=$(mktemp "$dir/.results.XXXXXX")
   # shellcheck disable=SC2016 # jq program
   jq -n -L "$KIT_ROOT/lib" \
     --slurpfile system "$dir/system.json" \
-    --argjson settings "$(compare_settings_json "$dir/settings.env")" \
+    --argjson settings "$settings" \
     --argjson incomplete "$incomplete" --arg why "$why" \
     --arg raw "$(find "$dir/raw" -type f -printf '%P\n' 2>/dev/null | sort)" "${metric_files[@]}" '
     include "format";

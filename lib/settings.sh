@@ -50,6 +50,17 @@ settings_read_file() {
   done <"$file"
 }
 
+# settings_file_json FILE: FILE in the file syntax (a run's settings.env) as one JSON object
+# {KEY: value}, parsed by settings_read_file (the one parser: nothing is sourced or run); dies
+# as it does, naming FILE:LINE. Report and compare read a run's settings from results.json.
+settings_file_json() {
+  local key
+  local -a args=()
+  settings_read_file "$1"
+  for key in "${SETTINGS_READ_ORDER[@]}"; do args+=("$key" "${SETTINGS_READ[$key]}"); done
+  jq -cn '[$ARGS.positional | _nwise(2) | {(.[0]): .[1]}] | add // {}' --args "${args[@]}"
+}
+
 # settings_unescape TEXT VAR: set VAR to TEXT with every '\X' replaced by X.
 settings_unescape() {
   local s=$1 out='' re='^([^\\]*)\\(.)(.*)$'

@@ -351,7 +351,7 @@ set_repeats() {
   cp -R "$FIX/compare-diff" "$b"
   for d in "$a" "$b"; do
     run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
-      common_source_libs "$1" registry compare report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+      common_source_libs "$1" settings registry report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
       _ "$KIT_ROOT" "$d"
     assert_success
   done

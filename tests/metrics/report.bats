@@ -192,7 +192,7 @@ copy_fixture() {
   cp -R "$KIT_ROOT/tests/fixtures/run-pass" "$dir"
   # the end of a run, as test-samba.sh does it (its umask 022)
   run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
-    common_source_libs "$1" registry compare report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+    common_source_libs "$1" settings registry report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
     _ "$KIT_ROOT" "$dir"
   assert_success
   run jq -e '.run.finished_at' "$dir/system.json"
@@ -272,4 +272,25 @@ copy_fixture() {
   run cat "$dir/report.md"
   # shellcheck disable=SC2016 # backticks are Markdown
   assert_line '| Samba parameters (smb.conf of the test server) | [global] load printers = No; [share] read only = No; 3 folders and files of the kit left out: the whole file is `smb.conf` |'
+}
+
+@test "report: settings.env is read by the one parser (settings_file_json): a ' #' comment is no part of a value; a refused line is named and no settings are recorded" {
+  # report read settings.env with compare's own lenient parser: 'DURATION=10 # s' was "10 # s",
+  # and a line the kit's files may not hold was taken as text
+  local dir mark=$BATS_TEST_TMPDIR/ran
+  dir=$(copy_fixture run-pass)
+  printf 'DURATION=10 # seconds\nNAME="a b"\n' >>"$dir/settings.env"
+  sed -i '/^DURATION=2$/d' "$dir/settings.env"
+  run --separate-stderr gen "$dir"
+  assert_success
+  run jq -c '[.settings.DURATION, .settings.NAME, .settings.CONCURRENCY_LEVELS]' "$dir/results.json"
+  assert_output '["10","a b","1 4"]'
+  # shellcheck disable=SC2016 # ${IFS} stays literal: code without a space
+  printf 'DROP_CACHES=$(touch${IFS}%s)\n' "$mark" >>"$dir/settings.env"
+  run --separate-stderr gen "$dir"
+  assert_success
+  assert_equal "$stderr" "error: $dir/settings.env:$(wc -l <"$dir/settings.env"): 'DROP_CACHES': '\$' and '\`' are not expanded: write the value itself"
+  run jq -c '.settings' "$dir/results.json"
+  assert_output null
+  [[ ! -e $mark ]] || fail "code in settings.env ran"
 }
