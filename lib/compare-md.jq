@@ -48,8 +48,12 @@ def judgement($c):
    else
      "| what | \([$c.runs[].label] | join(" | ")) |",
      "|---|\([$c.runs[] | "---"] | join("|"))|",
-     ($c.differences[] | "| \(.kind) \(.key | cell) | \([.values[] | if . == null then "(not set)" elif . == "" then "(empty)" else cell end] | join(" | ")) |")
+     ($c.differences[] | .kind as $k
+      | "| \($k) \(.key | cell) | \([range(0; .values | length) as $i | .values[$i]
+          | if . == null and any($c.unrecorded[]?; .run == $c.runs[$i].label and .kind == $k) then "(not recorded)"
+            elif . == null then "(not set)" elif . == "" then "(empty)" else cell end] | join(" | ")) |")
    end),
+  ($c.unrecorded[]? | "", "Run \(.run): \(.why): its \(if .kind == "setting" then "settings are" else "smb.conf parameters are" end) not compared."),
   "",
   "## Figures",
   "",

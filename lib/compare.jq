@@ -2,17 +2,22 @@
 # with -L lib); lib/compare.sh calls compare_runs on the runs it read:
 #   jq -s -L lib --argjson confidence 95 --argjson band 5 --arg order "$(registry_rows)" \
 #     'include "compare"; compare_runs($confidence; $band; $order)' RUN.json...
-# Input: an array of runs, the first the reference, each {label, path, settings: {KEY: value},
-# system: {...}, smbconf: {"[section] name": value} or null, metrics: {NAME: metric object}}.
+# Input: an array of runs, the first the reference, each {label, path, settings: {KEY: value}
+# or null, system: {...}, metrics: {NAME: metric object}}: a run's results.json (lib/compare.sh).
+# The smb.conf parameters are system.server_settings.parameters ({global, share}: what testparm
+# read from the test server's smb.conf); null or a missing settings: not recorded (a note).
 # A metric's figures are its "repeats" (the value of each repeat, in run order; null: that
 # repeat measured nothing); a metric without "repeats" is one repeat of "value".
 # Output (compare.json, one object):
 #   compare: 2 (format version); worse: true when any metric is "worse"
 #   test: {name, correction, method, confidence (%), alpha, band_pct, tests (how many were
 #     corrected for), needs_n (repeats per run the test needs)}
-#   runs: [{label (A, B, ...; A is the reference), path, name, started_at, samba_version}]
+#   runs: [{label (A, B, ...; A is the reference), path, name, started_at, samba_version,
+#     kit_version}]
 #   differences: [{kind ("setting"|"smb.conf"|"system"), key, values: [one per run, null =
-#     not set]}], only what is not the same in all runs
+#     not set]}], only what is not the same in all runs that recorded that kind
+#   unrecorded: [{run, kind ("setting"|"smb.conf"), why}]: a run whose results.json does not
+#     record its settings or smb.conf parameters (its values are left out of those rows)
 #   metrics: [{metric, unit, direction ("higher"|"lower"|null: which is better),
 #     runs: [{run, status, n, failed, values, median, min, max}],
 #     versus: [{run (B, C, ...), verdict ("better"|"worse"|"no difference shown"|
@@ -28,7 +33,7 @@ include "stats";
 
 # What compare shows of each system.json (path, label).
 def system_fields:
-  [[["samba_version"], "Samba"], [["kernel"], "kernel"], [["cpus"], "CPUs"],
+  [[["kit_version"], "kit"], [["samba_version"], "Samba"], [["kernel"], "kernel"], [["cpus"], "CPUs"],
    [["ram_mb"], "RAM MB"], [["host"], "host"], [["fio_version"], "fio"],
    [["mounted"], "cifs mounted"], [["mount_opts"], "cifs mount options"],
    [["service_mode"], "service mode"], [["cgroup_source"], "CPU accounting"],
@@ -101,18 +106,38 @@ def decide($dir; $alpha; $band):
   else . + {verdict: "worse", symbol: "-"} end
   | del(.tested);
 
+# smbconf: a run's smb.conf parameters as {"[section] name": value} (the one share section is
+# [share], so runs with different share names compare); null when its results.json has none.
+def smbconf:
+  (.system.server_settings.parameters // null) as $p
+  | if ($p | type) != "object" then null
+    else [($p.global // {} | to_entries[] | {key: "[global] \(.key)", value}),
+          ($p.share // {} | to_entries[] | {key: "[share] \(.key)", value})] | from_entries end;
+
+# recorded: the kinds of record a run's results.json may lack, {kind: object or null}.
+def recorded: {setting: (.settings | if type == "object" then . else null end), "smb.conf": smbconf};
+
 # differences: [{kind, key, values: [one per run, null where absent]}] for every item that is
-# not the same in all runs.
+# not the same in all runs that recorded its kind (a run that did not: null, and a note).
 def differences:
   . as $runs
-  | def rows($kind; $field):
-      ([$runs[] | .[$field] // {} | keys[]] | unique) as $keys
-      | [$keys[] as $k | {kind: $kind, key: $k, values: [$runs[] | (.[$field] // {})[$k]]}
-         | select((.values | unique | length) > 1)];
-    rows("setting"; "settings") + rows("smb.conf"; "smbconf")
+  | [$runs[] | recorded] as $rec
+  | def rows($kind):
+      ([$rec[] | .[$kind] // {} | keys[]] | unique) as $keys
+      | [$keys[] as $k | {kind: $kind, key: $k, values: [$rec[] | (.[$kind] // {})[$k]]}
+         | select([range(0; $rec | length) as $i | select($rec[$i][$kind] != null) | .values[$i]]
+                  | unique | length > 1)];
+    rows("setting") + rows("smb.conf")
     + [system_fields[] as [$path, $name]
        | {kind: "system", key: $name, values: [$runs[] | .system | getpath($path) | as_text]}
        | select((.values | unique | length) > 1)];
+
+# unrecorded: [{run, kind, why}] for each run whose results.json lacks its settings or smb.conf.
+def unrecorded:
+  [.[] | .label as $l | recorded | to_entries[] | select(.value == null)
+   | {run: $l, kind: .key,
+      why: (if .key == "setting" then "its results.json records no settings (settings.env missing or refused when it was written)"
+            else "its results.json records no smb.conf parameters (testparm could not read the server's smb.conf, or an older kit)" end)}];
 
 # compare_runs($confidence; $band; $order): compare.json from the runs (the first the reference).
 def compare_runs($confidence; $band; $order):
@@ -151,8 +176,10 @@ def compare_runs($confidence; $band; $order):
             confidence: $confidence, alpha: $alpha, band_pct: $band, tests: $m, needs_n: 2},
      runs: [$runs[] | {"label": .label, path, name: (.path | sub("/+$"; "") | split("/") | last),
                        started_at: (.system.run.started_at // null),
-                       samba_version: (.system.samba_version // null)}],
+                       samba_version: (.system.samba_version // null),
+                       kit_version: (.system.kit_version // null)}],
      differences: ($runs | differences),
+     unrecorded: ($runs | unrecorded),
      metrics: $judged,
      counts: (reduce ($judged[].versus[].verdict) as $v ({}; .[$v] += 1)),
      worse: any($judged[].versus[]; .verdict == "worse")};

@@ -1,8 +1,9 @@
 # lib/compare.sh: compare results folders: figures, change with its interval and a verdict per
 # metric (lib/compare.jq), and what differs between the runs. Sourced; defines functions only.
 # Needs lib/common.sh, lib/settings.sh (COMPARE_BAND_PCT only), lib/registry.sh (the row
-# order) and jq; reads only the folders it is given (no server). The command, its options and
-# its help are libexec/test-samba-compare; lib/sweep.sh calls compare_write too.
+# order) and jq; of each run folder it reads results.json alone (no server): its settings,
+# system facts (with the smb.conf parameters testparm read) and metrics. The command, its
+# options and its help are libexec/test-samba-compare; lib/sweep.sh calls compare_write too.
 #
 # compare_write CONFIDENCE BAND OUT RUN_A RUN_B [RUN_C ...] writes OUT/compare.json and
 # OUT/compare.md and prints compare.md; then OUT/charts/ and OUT/compare.html
@@ -13,106 +14,11 @@
 
 COMPARE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# compare_unquote TEXT: print TEXT with shell quoting removed ('...', $'...', "...", \x),
-# without expanding or running anything: settings.env is data, maybe from someone else.
-compare_unquote() {
-  local s=$1 out='' rest body esc i=0 n=${#1}
-  while ((i < n)); do
-    case ${s:i:1} in
-      \\)
-        out+=${s:i+1:1}
-        ((i += 2))
-        ;;
-      "'")
-        rest=${s:i+1}
-        body=${rest%%"'"*}
-        out+=$body
-        ((i += ${#body} + 2))
-        ;;
-      '$')
-        if [[ ${s:i+1:1} == "'" ]]; then
-          rest=${s:i+2}
-          body=''
-          while [[ -n $rest && ${rest:0:1} != "'" ]]; do
-            if [[ ${rest:0:1} == \\ ]]; then
-              body+=${rest:0:2}
-              rest=${rest:2}
-            else
-              body+=${rest:0:1}
-              rest=${rest:1}
-            fi
-          done
-          printf -v esc '%b' "${body//\\\'/\'}"
-          out+=$esc
-          ((i += ${#body} + 3))
-        else
-          out+='$'
-          ((i += 1))
-        fi
-        ;;
-      '"')
-        rest=${s:i+1}
-        body=''
-        while [[ -n $rest && ${rest:0:1} != '"' ]]; do
-          if [[ ${rest:0:1} == \\ && ${rest:1:1} == [\\\"\$\`] ]]; then
-            body+=${rest:1:1}
-            rest=${rest:2}
-            ((i += 1))
-          else
-            body+=${rest:0:1}
-            rest=${rest:1}
-          fi
-          ((i += 1))
-        done
-        out+=$body
-        ((i += 2))
-        ;;
-      *)
-        out+=${s:i:1}
-        ((i += 1))
-        ;;
-    esac
-  done
-  printf '%s' "$out"
-}
-
-# compare_settings_json FILE: settings.env (KEY=VALUE lines, values quoted with printf %q) as
-# one JSON object, parsed as data: nothing in it is sourced or run. {} when FILE is missing.
-compare_settings_json() {
-  local line key
-  local -a args=()
-  if [[ -f $1 ]]; then
-    while IFS= read -r line || [[ -n $line ]]; do
-      [[ $line =~ ^[[:space:]]*(export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$ ]] || continue
-      key=${BASH_REMATCH[2]}
-      args+=("$key" "$(compare_unquote "${BASH_REMATCH[3]}")")
-    done <"$1"
-  fi
-  jq -cn '[$ARGS.positional | _nwise(2) | {(.[0]): .[1]}] | add // {}' --args "${args[@]}"
-}
-
-# compare_smbconf_json FILE: an smb.conf recorded in a run (RUN/smb.conf) as
-# {"[section] name": value}, names lower case with single spaces; the one share section is
-# called [share] so runs with different share names compare. null when FILE is missing.
-compare_smbconf_json() {
-  [[ -f $1 ]] || {
-    echo null
-    return 0
-  }
-  awk '
-    /^[[:space:]]*[#;]/ || /^[[:space:]]*$/ { next }
-    /^[[:space:]]*\[/ { s = $0; gsub(/^[[:space:]]*\[|\][[:space:]]*$/, "", s); s = tolower(s)
-                        if (s != "global") s = "share"; next }
-    index($0, "=") { n = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
-      gsub(/^[[:space:]]+|[[:space:]]+$/, "", n); gsub(/[[:space:]]+/, " ", n)
-      gsub(/^[[:space:]]+|[[:space:]]+$/, "", v)
-      printf "[%s] %s\t%s\n", (s == "" ? "global" : s), tolower(n), v }
-  ' "$1" | jq -Rcn '[inputs | split("\t") | {(.[0]): (.[1:] | join("\t"))}] | add // {}'
-}
-
-# compare_check_run DIR: exit 2 naming DIR unless it is a finished run folder.
+# compare_check_run DIR: exit 2 naming DIR unless it is a finished run folder with a readable
+# results.json (the only file of the run compare reads; INCOMPLETE marks a run that has not
+# finished, or was stopped).
 compare_check_run() {
-  local dir=$1 f why
+  local dir=$1 f=$1/results.json why
   [[ -e $dir ]] || bad "'$dir' does not exist"
   [[ -d $dir ]] || bad "'$dir' is not a run folder (not a directory)"
   common_run_folder "$dir" || exit 2
@@ -120,29 +26,22 @@ compare_check_run() {
     why=$(head -n 1 "$dir/INCOMPLETE" 2>/dev/null | tr -d '\r')
     bad "'$dir' is an incomplete run${why:+: $why}"
   fi
-  [[ -f $dir/system.json ]] || bad "'$dir' is not a run folder (no system.json)"
-  for f in "$dir/system.json" "$dir"/metrics/*.json "$dir/settings.env" "$dir/smb.conf"; do
-    [[ ! -e $f ]] || common_readable "$f" || exit 2
-  done
-  jq -e 'type == "object"' "$dir/system.json" >/dev/null 2>&1 ||
-    bad "'$dir/system.json' is not a JSON object"
-  compgen -G "$dir/metrics/*.json" >/dev/null || bad "'$dir' is not a run folder (no metrics/*.json)"
-  for f in "$dir"/metrics/*.json; do
-    jq -e 'type == "object"' "$f" >/dev/null 2>&1 || bad "'$f' is not a JSON object"
-  done
+  [[ -f $f ]] || bad "'$dir' is not a run folder (no results.json; 'test-samba.sh report DIR' writes it from a run's files)"
+  common_readable "$f" || exit 2
+  jq -e 'type == "object"' "$f" >/dev/null 2>&1 || bad "'$f' is not a JSON object"
+  jq -e '.metrics | type == "object" and length > 0 and all(.[]; type == "object")' "$f" >/dev/null ||
+    bad "'$f' has no metrics"
+  jq -e '.system | type == "object"' "$f" >/dev/null || bad "'$f' has no system record"
+  if jq -e '.incomplete == true' "$f" >/dev/null; then
+    bad "'$dir' is an incomplete run: $(jq -r '.system.run.interrupted // "results.json says so"' "$f")"
+  fi
 }
 
-# compare_run_json DIR LABEL: one run as the object lib/compare.jq reads.
+# compare_run_json DIR LABEL: one run, from its results.json, as the object lib/compare.jq reads.
 compare_run_json() {
-  local dir=$1
-  jq -cn --arg lab "$2" --arg path "$dir" \
-    --argjson settings "$(compare_settings_json "$dir/settings.env")" \
-    --argjson smbconf "$(compare_smbconf_json "$dir/smb.conf")" \
-    --slurpfile system "$dir/system.json" \
-    '{"label": $lab, path: $path, settings: $settings, smbconf: $smbconf, system: $system[0],
-      metrics: (reduce inputs as $m ({};
-        .[$m.metric // (input_filename | split("/") | last | rtrimstr(".json"))] = $m))}' \
-    "$dir"/metrics/*.json
+  jq -c --arg lab "$2" --arg path "$1" \
+    '{"label": $lab, path: $path, settings: (.settings // null), system: .system, metrics: .metrics}' \
+    "$1/results.json"
 }
 
 # compare_out_dir RUN_A: print a new folder compare-<YYYYmmdd-HHMMSS>[-N] beside RUN_A; only

@@ -3,8 +3,9 @@
 # end. Sourced; functions only.
 
 # results_prepare: make RESULTS_DIR/<ts>/ with raw/, metrics/, INCOMPLETE, settings.env (the
-# Samba settings as the running server has them), smb.conf (the test server's, for compare; it
-# holds no secret) and system.json; set RUN_DIR.
+# Samba settings as the running server has them), smb.conf (the test server's, for people: compare
+# reads the parameters testparm read, in system.json; it holds no secret) and system.json; set
+# RUN_DIR.
 results_prepare() {
   RUN_DIR=$(results_new_dir '') || exit 1
   mkdir -- "$RUN_DIR/raw" "$RUN_DIR/metrics"

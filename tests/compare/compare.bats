@@ -30,6 +30,11 @@ teardown() {
   public_dir_remove
 }
 
+# results_edit DIR JQ: apply the jq program JQ to DIR/results.json (the one file compare reads).
+results_edit() {
+  jq "$2" "$1/results.json" >"$1/results.json.new" && mv "$1/results.json.new" "$1/results.json"
+}
+
 # verdict FILE METRIC [I]: the verdict of METRIC of the I-th run against the first (I=1).
 verdict() {
   jq -r --arg m "$2" --argjson i "${3:-1}" '.metrics[] | select(.metric == $m) | .versus[$i - 1].verdict' "$1"
@@ -144,28 +149,71 @@ verdict() {
   assert_equal "$(verdict "$OUT/compare.json" login 2)" worse
 }
 
-@test "compare: settings.env is read as data: command substitutions are shown, never run" {
+@test "compare: reads each run's results.json alone: the same comparison without settings.env, smb.conf, system.json, metrics/" {
+  # compare parsed settings.env itself (a second, lenient parser: a ' #' comment became part of
+  # the value) and read smb.conf, system.json and metrics/ beside results.json
+  local a b f
+  run --separate-stderr compare -o "$OUT/all" "$FIX/compare-ref" "$FIX/compare-diff"
+  assert_failure 1
   a=$(copy_fixture compare-ref)
-  b=$(copy_fixture compare-same)
-  # shellcheck disable=SC2016 # the $(...) and backticks must stay literal
-  printf '%s\n' 'EVIL=$(touch '"$BATS_TEST_TMPDIR"'/pwned)' 'TICK=`touch '"$BATS_TEST_TMPDIR"'/pwned2`' \
-    "QUOTED=\$'a\\tb'\\ c" >>"$b/settings.env"
-  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  b=$(copy_fixture compare-diff)
+  for f in "$a" "$b"; do rm -r "$f/settings.env" "$f/system.json" "$f/metrics" "$f/smb.conf"; done
+  run --separate-stderr compare -o "$OUT/alone" "$a" "$b"
+  assert_failure 1
+  run diff <(jq 'del(.runs[].path)' "$OUT/all/compare.json") <(jq 'del(.runs[].path)' "$OUT/alone/compare.json")
   assert_success
-  assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
-  assert [ ! -e "$BATS_TEST_TMPDIR/pwned2" ]
-  run jq -r '.differences[] | select(.key == "EVIL") | .values[1]' "$OUT/compare.json"
-  assert_output "\$(touch $BATS_TEST_TMPDIR/pwned)"
-  run jq -r '.differences[] | select(.key == "QUOTED") | .values[1]' "$OUT/compare.json"
-  assert_output $'a\tb c'
+  run grep -c 'smb.conf \[global\] aio read size\|setting ENCRYPTION\|system Samba' "$OUT/alone/compare.md"
+  assert_output 3
 }
 
-@test "compare: settings.env values in printf %q quoting are decoded" {
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/compare.sh"
-    for q in "1\\ 4" "'"''"'" "'"'it'\\''s'"'" "\$'"'a\\nb'"'" "\"x \\\"y\\\" \\\$z\"" "plain"; do
-      printf "[%s]\n" "$(compare_unquote "$q")"; done' _ "$KIT_ROOT"
+@test "compare: a run whose results.json lacks its settings or smb.conf parameters says so; its values are not compared" {
+  local a b
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-diff)
+  results_edit "$b" '.settings = null | del(.system.server_settings)'
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  assert_failure 1
+  run jq -c '[.differences[] | .kind + " " + .key]' "$OUT/compare.json"
+  assert_output '["system Samba","system kernel"]'
+  run cat "$OUT/compare.md"
+  assert_line "Run B: its results.json records no settings (settings.env missing or refused when it was written): its settings are not compared."
+  assert_line --partial "Run B: its results.json records no smb.conf parameters ("
+  # a third run that has them: its differences from A are shown, B's cells say not recorded
+  run --separate-stderr compare -o "$OUT/3" "$a" "$b" "$FIX/compare-diff"
+  run cat "$OUT/3/compare.md"
+  assert_line '| setting ENCRYPTION | no | (not recorded) | yes |'
+  assert_line '| smb.conf [global] aio read size | (not set) | (not recorded) | 1 |'
+  # runs of an older kit (no smb.conf parameters in results.json) compare, with the note
+  run --separate-stderr compare -o "$OUT/old" "$FIX/run-pass" "$FIX/run-fail"
   assert_success
-  assert_output $'[1 4]\n[]\n[it\'s]\n[a\nb]\n[x "y" $z]\n[plain]'
+  run grep -c 'records no smb.conf parameters' "$OUT/old/compare.md"
+  assert_output 2
+}
+
+@test "compare: the kit's version is a system fact that can differ" {
+  local a b
+  a=$(copy_fixture compare-ref)
+  b=$(copy_fixture compare-same)
+  results_edit "$a" '.system.kit_version = "0.1.0 (842edf8)"'
+  results_edit "$b" '.system.kit_version = "0.2.0 (0123abc)"'
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  assert_success
+  run grep -F '| system kit |' "$OUT/compare.md"
+  assert_output '| system kit | 0.1.0 (842edf8) | 0.2.0 (0123abc) |'
+  run jq -r '.runs[].kit_version' "$OUT/compare.json"
+  assert_output $'0.1.0 (842edf8)\n0.2.0 (0123abc)'
+}
+
+@test "compare: the fixtures' results.json are what 'report' writes from their folders" {
+  local f d
+  for f in compare-ref compare-diff compare-same compare-few-a compare-few-b compare-one run-pass run-fail; do
+    d=$(copy_fixture "$f")
+    rm "$d/results.json"
+    "$KIT_ROOT/test-samba.sh" report "$d" >/dev/null 2>&1 || fail "report of $f failed"
+    run diff <(jq -S '{settings, system, metrics, verdict, counts}' "$FIX/$f/results.json") \
+      <(jq -S '{settings, system, metrics, verdict, counts}' "$d/results.json")
+    assert_success
+  done
 }
 
 @test "compare: without -o the comparison goes into compare-<time> beside the first run" {
@@ -182,8 +230,8 @@ verdict() {
 @test "compare: a stricter confidence can turn a difference into none shown" {
   a=$(copy_fixture compare-ref)
   b=$(copy_fixture compare-same)
-  jq -c '.repeats = [1,2,3,4,6] | .value = 3' "$a/metrics/login.json" >"$a/metrics/l" && mv "$a/metrics/l" "$a/metrics/login.json"
-  jq -c '.repeats = [5,7,8,9,10] | .value = 8' "$b/metrics/login.json" >"$b/metrics/l" && mv "$b/metrics/l" "$b/metrics/login.json"
+  results_edit "$a" '.metrics.login |= (.repeats = [1,2,3,4,6] | .value = 3)'
+  results_edit "$b" '.metrics.login |= (.repeats = [5,7,8,9,10] | .value = 8)'
   run --separate-stderr compare -c 90 -o "$OUT/90" "$a" "$b" # p = 0.024, Holm p = 0.098 (4 tests)
   assert_success
   assert_equal "$(verdict "$OUT/90/compare.json" login)" better
@@ -204,21 +252,27 @@ verdict() {
 
 @test "compare: refuses folders that are not finished runs, before writing anything" {
   a=$(copy_fixture compare-ref)
-  local bad="$BATS_TEST_TMPDIR/bad dir" want
-  mkdir -p "$bad/empty" "$bad/nometrics"
+  local bad="$BATS_TEST_TMPDIR/bad dir" want inc stopped badjson
+  mkdir -p "$bad/empty" "$bad/nometrics" "$bad/nosystem"
   touch "$bad/afile"
-  cp "$FIX/compare-ref/system.json" "$bad/nometrics/"
+  jq '.metrics = {}' "$FIX/compare-ref/results.json" >"$bad/nometrics/results.json"
+  jq 'del(.system)' "$FIX/compare-ref/results.json" >"$bad/nosystem/results.json"
   inc=$(copy_fixture compare-same)
   echo 'interrupted by SIGINT during metadata' >"$inc/INCOMPLETE"
+  # a run stopped and reported: results.json says so (and the INCOMPLETE marker was removed)
+  stopped=$(copy_fixture compare-few-a)
+  results_edit "$stopped" '.incomplete = true | .system.run.interrupted = "interrupted by SIGTERM during login"'
   badjson=$(copy_fixture compare-diff)
-  echo '{"metric": "login", ' >"$badjson/metrics/login.json"
+  echo '{"metric": "login", ' >"$badjson/results.json"
   for pair in "$bad/missing|'$bad/missing' does not exist" \
     "$bad/afile|'$bad/afile' is not a run folder (not a directory)" \
-    "$bad/empty|'$bad/empty' is not a run folder (no system.json)" \
-    "$bad/nometrics|'$bad/nometrics' is not a run folder (no metrics/*.json)" \
+    "$bad/empty|'$bad/empty' is not a run folder (no results.json; 'test-samba.sh report DIR' writes it from a run's files)" \
+    "$bad/nometrics|'$bad/nometrics/results.json' has no metrics" \
+    "$bad/nosystem|'$bad/nosystem/results.json' has no system record" \
     "$inc|'$inc' is an incomplete run: interrupted by SIGINT during metadata" \
+    "$stopped|'$stopped' is an incomplete run: interrupted by SIGTERM during login" \
     "$FIX/run-incomplete|'$FIX/run-incomplete' is an incomplete run: interrupted by the user (Ctrl-C) during 'metadata'" \
-    "$badjson|'$badjson/metrics/login.json' is not a JSON object"; do
+    "$badjson|'$badjson/results.json' is not a JSON object"; do
     want=${pair#*|}
     run --separate-stderr compare "$a" "${pair%%|*}"
     assert_failure 2
@@ -267,8 +321,8 @@ verdict() {
   a=$(copy_fixture compare-ref)
   b=$(copy_fixture compare-diff)
   for m in "$a" "$b"; do
-    jq -n '{metric: "localdisk", status: "PASS", value: 4, unit: "local jobs", target: null,
-      target_op: null, why: "", details: {}, warnings: [], repeats: [4, 4, 4, 4, 4]}' >"$m/metrics/localdisk.json"
+    results_edit "$m" '.metrics.localdisk = {metric: "localdisk", status: "PASS", value: 4, unit: "local jobs", target: null,
+      target_op: null, why: "", details: {}, warnings: [], repeats: [4, 4, 4, 4, 4]}'
   done
   run --separate-stderr compare -o "$OUT" "$a" "$b"
   assert_equal "$(verdict "$OUT/compare.json" localdisk)" "not judged"
@@ -283,8 +337,7 @@ verdict() {
 
 # set_repeats DIR METRIC JSON: give METRIC of the run in DIR these repeats (null: nothing measured).
 set_repeats() {
-  jq -c --argjson r "$3" '.repeats = $r | .value = ([$r[] | numbers] | sort | .[length / 2 | floor])' \
-    "$1/metrics/$2.json" >"$1/metrics/$2.tmp" && mv "$1/metrics/$2.tmp" "$1/metrics/$2.json"
+  results_edit "$1" '.metrics["'"$2"'"] |= (.repeats = '"$3"' | .value = ([.repeats[] | numbers] | sort | .[length / 2 | floor]))'
 }
 
 @test "compare: repeats that measured nothing count against their run: worse, named, exit 1" {
@@ -361,13 +414,13 @@ set_repeats() {
   [[ -s $PUB/nobody/cmp/compare.html ]] || fail "no compare.html"
   run find "$PUB/nobody/cmp" \( -type f ! -perm 0644 -o -type d ! -perm 0755 \) -printf '%m %P\n'
   assert_output ''
-  chmod 0600 "$b/system.json"
+  chmod 0600 "$b/results.json"
   run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp2" "$a" "$b"
   assert_failure 2
-  assert_equal "$stderr" "error: cannot read '$b/system.json': Permission denied"
-  chmod 0644 "$b/system.json"
-  chmod 0600 "$b/metrics/login.json"
-  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp2" "$a" "$b"
-  assert_failure 2
-  assert_equal "$stderr" "error: cannot read '$b/metrics/login.json': Permission denied"
+  assert_equal "$stderr" "error: cannot read '$b/results.json': Permission denied"
+  # the files compare does not read may be anyone's
+  chmod 0644 "$b/results.json"
+  chmod 0600 "$b/system.json" "$b/metrics/login.json" "$b/settings.env"
+  run --separate-stderr as_nobody "$KIT_ROOT/test-samba.sh" compare -o "$PUB/nobody/cmp3" "$a" "$b"
+  assert_failure 1
 }
