@@ -276,9 +276,10 @@ charts_compare() {
     fi
     [[ -s $work/reps.dat ]] || printf '1\tnull\n' >"$work/reps.dat"
     # the verdicts against the first run, when compare.json has them
-    verdicts=$(jq -r --argjson i "$i" '[.metrics[$i].versus[]? | select(.run != null and .verdict != null)
-      | "\(.run) " + (if (.change_pct | type) == "number" then (.change_pct * 10 | round / 10
-          | if . > 0 then "+\(.)" else tostring end) + " % " else "" end) + .verdict] | join(", ")' "$dir/compare.json" 2>/dev/null) || verdicts=''
+    # the change as compare.md writes it (format.jq's signed)
+    verdicts=$(jq -r -L "$CHARTS_LIB" --argjson i "$i" 'include "format"; [.metrics[$i].versus[]? | select(.run != null and .verdict != null)
+      | "\(.run) " + (if (.change_pct | type) == "number" then (.change_pct | signed) + " % " else "" end) + .verdict]
+      | join(", ")' "$dir/compare.json" 2>/dev/null) || verdicts=''
     charts_gp_vars "title=$metric: runs side by side${verdicts:+ ($verdicts)}" \
       "ylab=$(jq -r --argjson i "$i" '.metrics[$i].unit // "" | tostring' "$dir/compare.json")" \
       "runs=$(awk -F '\t' '$1 > m { m = $1 } END { print m + 0 }' "$work/data.dat")" >"$work/vars.gp"

@@ -3,12 +3,11 @@
 
 include "format";
 
-# pct: a change in % with its sign ("−24.9 %").
-def pct: if . == null then "–" else ((. * 10 | round) / 10) as $r
-  | (if $r > 0 then "+" elif $r < 0 then "−" else "±" end) + ($r | fabs | tostring) + " %" end;
+# pct: a change in % with its sign, as format.jq's signed writes it ("−24.9 %").
+def pct: if . == null then "–" else "\(signed) %" end;
 
-# pct_ci: a confidence interval of a change ("[−29.4, −20.3] %").
-def pct_ci: if . == null then "" else " [\(.[0] | pct | rtrimstr(" %")), \(.[1] | pct | rtrimstr(" %"))] %" end;
+# pct_ci: a confidence interval of a change (" [−29.4, −20.3] %").
+def pct_ci: if . == null then "" else " [\(.[0] | signed), \(.[1] | signed)] %" end;
 
 def pval: if . == null then "" elif . < 0.001 then "p<0.001" else "p=\(. | fixed(3))" end;
 

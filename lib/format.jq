@@ -11,6 +11,10 @@ def num:
   else (. * 1000 | round) / 1000 | tostring
   end;
 
+# signed: a number as num writes it, with its sign: "+3.14", "−24.4" (a minus sign), "±0" where
+# num writes 0. A change in % in compare.md and on compare's charts.
+def signed: num as $s | if ($s | tonumber) == 0 then "±0" elif . > 0 then "+\($s)" else "−\($s | ltrimstr("-"))" end;
+
 # cell: text safe inside a Markdown table cell (a | escaped, a newline a space).
 def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
 

@@ -56,7 +56,7 @@ verdict() {
   run cat "$OUT/compare.md"
   assert_line '| login | logins/s | 409 (range 398–421, n=8) | 309 (range 298–322, n=8) | −24.4 % [−26.3, −22.4] % worse (p<0.001, Holm p<0.001, n=8+8) |'
   assert_line '| memory | MB | 0.61 (range 0.6–0.64, n=8) | 0.51 (range 0.5–0.54, n=8) | −16.2 % [−18.5, −13.9] % better (p<0.001, Holm p<0.001, n=8+8) |'
-  assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.1, +0.1] % ~ no difference shown (p=1.000, Holm p=1.000, n=8+8) |'
+  assert_line --partial '| concurrency | clients | 4 (range 4–4, n=8) | 4 (range 4–4, n=8) | ±0 % [−0.107, +0.107] % ~ no difference shown (p=1.000, Holm p=1.000, n=8+8) |'
   assert_line --partial 'At least one metric is worse with confidence (exit status 1).'
 }
 
@@ -65,6 +65,29 @@ verdict() {
   assert_failure 1
   assert_equal "$output" "$(cat "$OUT/compare.md")"
   assert_equal "$stderr" "compare: wrote '$OUT/compare.md' and '$OUT/compare.json'"$'\n'"compare: wrote '$OUT/compare.html'"
+}
+
+@test "compare: every number is format.jq's: a figure reads as in report.md, a change the same in compare.md and on its chart" {
+  # compare-md.jq rounded a change to one decimal itself, and charts.sh's title its own way
+  # ("-24.4 %" with a hyphen, "0 %" beside compare.md's "±0 %")
+  kit_require_cmd gnuplot
+  local a b
+  a=$(copy_fixture compare-few-a)
+  b=$(copy_fixture compare-few-b)
+  set_repeats "$a" login '[400, 410, 412.5]'
+  set_repeats "$b" login '[412.6, 423.5, 426.6]' # +3.29 % (geometric means)
+  run --separate-stderr compare -o "$OUT" "$a" "$b"
+  run grep -F '| login |' "$OUT/compare.md"
+  assert_output --partial '| login | logins/s | 410 (range 400–413, n=3) | 424 (range 413–427, n=3) | +3.29 % [−0.611, +7.34] % ~ no difference shown ('
+  run jq -r '.metrics[] | select(.metric == "login") | .versus[0].change_pct | (. * 100 | round)' "$OUT/compare.json"
+  assert_output 329
+  run grep -o 'login: runs side by side ([^<]*)' "$OUT/charts/compare-login.svg"
+  assert_output 'login: runs side by side (B +3.29 % no difference shown)'
+  run grep -o 'concurrency: runs side by side ([^<]*)' "$OUT/charts/compare-concurrency.svg"
+  assert_output --regexp '^concurrency: runs side by side \(B (±0|[+−][0-9.]+) % '
+  # a figure reads as report.md writes the same value (format.jq's num): 412.5 is "413" in both
+  run jq -L "$KIT_ROOT/lib" -rn 'include "format"; 412.5 | num'
+  assert_output 413
 }
 
 @test "compare: test-samba.sh compare needs no root and no server, and writes compare.html with its charts" {
@@ -94,7 +117,7 @@ verdict() {
   assert_output 'no difference shown,not measured'
   run cat "$OUT/compare.md"
   assert_line 'Nothing differs in the settings, the recorded smb.conf or the system between these runs.'
-  assert_line --partial '| login | logins/s | 409 (range 398–421, n=8) | 408 (range 399–420, n=8) | −0.1 % [−2.1, +1.9] % ~ no difference shown (p=0.900, Holm p=1.000, n=8+8) |'
+  assert_line --partial '| login | logins/s | 409 (range 398–421, n=8) | 408 (range 399–420, n=8) | −0.118 % [−2.08, +1.88] % ~ no difference shown (p=0.900, Holm p=1.000, n=8+8) |'
   refute_line --partial '% worse'
   refute_line --partial '% better'
 }

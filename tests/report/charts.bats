@@ -310,7 +310,7 @@ charts/compare-memory.svg'
   awk '{ print $2, 0 }' "$BATS_TEST_TMPDIR/pairs" >"$BATS_TEST_TMPDIR/p"
   svg_affine "$BATS_TEST_TMPDIR/d" "$BATS_TEST_TMPDIR/p"
   grep -q '<text>B</text>' "$dir/charts/compare-login.svg"
-  grep -q '<text>login: runs side by side (B -24.4 % worse, C -0.2 % no difference shown)</text>' "$dir/charts/compare-login.svg"
+  grep -q '<text>login: runs side by side (B −24.4 % worse, C −0.244 % no difference shown)</text>' "$dir/charts/compare-login.svg"
 }
 
 @test "charts: usage and bad folders" {
