@@ -237,6 +237,8 @@ PY
   # one comparison of both, the first as the reference, the difference named above the table
   run jq -e '(.runs | length) == 2 and (.runs[0].name == "1-SIGNING=default")
     and any(.differences[]; .kind == "setting" and .key == "SIGNING" and .values == ["default", "mandatory"])
+    and any(.differences[]; .kind == "smb.conf" and .key == "[global] server signing" and (.values[1] | IN("required", "mandatory")))
+    and .unrecorded == []
     and (.metrics[] | select(.metric == "login") | .runs[0].n == 2 and .runs[1].n == 2
       and (.versus[0].verdict | IN("better", "worse", "no difference shown")) and .versus[0].p != null)' "$dir/compare.json"
   assert_success
