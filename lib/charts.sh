@@ -2,6 +2,7 @@
 # Usage: lib/charts.sh RUN_DIR
 #        lib/charts.sh --compare DIR
 # Summary: draw the charts of a run folder (or of a compare folder) as SVG with gnuplot
+# Long because: the run's charts and compare's share the plotting, the records and the index.
 #
 # RUN_DIR is results/<YYYYmmdd-HHMMSS>/. Reads RUN_DIR/results.json alone: each metric's charts
 # (.metrics[].charts, emitted by its verdict through lib/series.jq), drawn through the gnuplot
@@ -19,7 +20,6 @@
 # Exit status: 0 written (also when nothing could be drawn), 1 the folder could not be read,
 # 2 usage error.
 
-# (About 320 lines: the run's charts and compare's share the plotting, the records and the index.)
 CHARTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 . "$CHARTS_LIB/common.sh"

@@ -128,7 +128,7 @@ def verdict_md($c):
 | ($r.system // {}) as $s
 | ($r.system.run // {}) as $run
 # every warning once: the first 3 head the report, the others stay in their own section
-# (a warning two metrics share, as cpu shares randread's run, is counted and shown once: the first's)
+# (a warning two metrics share, one judged on the other's run, is counted and shown once: the first's)
 | ([($s.warnings // [])[] | ["system", .]] + [$ms[] | .metric as $m | (.warnings // [])[] | [$m, .]]
    | reduce .[] as $p ([]; if any(.[]; .[1] == $p[1]) then . else . + [$p] end) | map("\(.[0]): \(.[1])")) as $allw
 | ($allw[:3]) as $top
@@ -202,7 +202,7 @@ def verdict_md($c):
   | ($adv[$x.metric] // {}) as $a
   | ([$shown[:$i][] | .details.notes // [] | .[]]) as $notes_before
   | ([($top[] | sub("^[a-z_]+: "; "")), ($shown[:$i][] | .warnings // [] | .[])]) as $warned_before
-  # an earlier section of the same run (errors of latency's, cpu of randread's): its server view
+  # an earlier section of the same run (a metric judged on another's run): its server view
   # and CPU are named, not repeated
   | (first($shown[:$i][] | select(.details.server != null and .details.server.commands == $x.details.server.commands
        and .details.cpu == $x.details.cpu and (.details.count_check == $x.details.count_check or $x.details.count_check == null))
