@@ -54,6 +54,15 @@ def fio_warnings($jobs; $cpus): [
   (if small_host($jobs + 1; $cpus) then "\($jobs) fio jobs, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
 ];
 
+# fio_count($name; $kind): the count a fio metric declares (its head's count, lib/serverview.jq
+# sv_count) for fio run $name of direction $kind ("read" or "write"): fio's requests against
+# smbd's Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is
+# one SMB2 request each; the kernel client's count (/proc/fs/cifs/Stats) goes beside them.
+def fio_count($name; $kind):
+  cifs_counts(.["\($name).evidence.json"]) as $cifs
+  | {what: "\($kind)s (fio)", client: (.["\($name).fio.json"].jobs[0][$kind].total_ios? // null), smbd: [$kind],
+     kernel: (if $cifs then $cifs[$kind + "s"] else null end)};
+
 # fio_verdict($name; $kind; $key; $jobs; $target; $why_unit): the body of a seq or rand verdict
 # (input: the raw files): value $key ("bw_mbs" or "iops") of direction $kind from
 # raw/$name.fio.json, FAIL below $target or when fio saw errors; details from the settings

@@ -10,7 +10,7 @@ include "format";
 def sv_tolerance_pct: 1;
 
 # sv_evidence($metric; $view): the evidence objects (input: the raw files) of the measurements
-# named in $view (an array: the verdict's own choice, e.g. the one step of concurrency it rests
+# named in $view (an array: the verdict's own choice, e.g. the one step of several it rests
 # on), else of the metric's own measurements (raw/METRIC.evidence.json,
 # raw/METRIC.SUB.evidence.json), else of every measurement it reads (latency and errors: the
 # steady run), in name order.
@@ -85,63 +85,33 @@ def cifs_counts($ev):
           host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
     end;
 
-# sv_count($metric; $server; $view): what the client said it did against what smbd counted, for the
-# measurements whose counts the server's must equal (docs/server-view.md: checked on a real
-# smbd; a helper's late_ops, done after its window, are on the server too): login (logins
-# tried = connects), metadata (files created = Write calls, files of at
-# least 1 byte), concurrency (reads = Read calls), and fio through the kernel client (seqread,
-# seqwrite, randread, randwrite, and the steady run of latency and errors: fio's requests =
-# Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is one
-# SMB2 request each; the kernel client's count from /proc/fs/cifs/Stats goes beside them). Input: the raw files. null when there is none.
-# With $view (see serverview) a helper's count is of the measurements it names.
-def sv_count($metric; $server; $view):
-  def n: if type == "number" then . else 0 end;
-  def calls($cmd): [$server.commands[] | select(.samba == $cmd) | .calls] | add // 0;
-  def helper_lines($prefix):
-    if ($view | type) == "array" then [.[$view[] + ".json"] | select(type == "object" and .helper != null)]
-    else [to_entries[] | select(.key | test("^\($prefix)(\\.[0-9A-Za-z]+)?\\.json$")) | .value
-      | select(type == "object" and .helper != null)] end;
-  if ($server.available | not) then null
-  elif $metric == "login" then
-    (helper_lines("login") | map((.ops | n) + (.late_ops | n) + (.errors | n)) | add) as $c
-    | if $c == null then null
-      else profile_count_check("logins"; $c; $server.connects; sv_tolerance_pct) end
-  elif $metric == "metadata" and (($ENV.SMALL_FILE_KB // "0") | tonumber? // 0) > 0 then
-    (helper_lines("metadata") | map((.create.ops | n) + (.late_ops | n)) | add) as $c
-    | if $c == null then null
-      else profile_count_check("files written"; $c; ([$server.commands[] | select(.samba == "write") | .calls] | add // 0); sv_tolerance_pct) end
-  elif $metric == "concurrency" then
-    (helper_lines("concurrency") | map((.ops | n) + (.late_ops | n) + (.errors | n)) | add) as $c
-    | if $c == null then null
-      else profile_count_check("reads"; $c; ([$server.commands[] | select(.samba == "read") | .calls] | add // 0); sv_tolerance_pct) end
-  elif $metric == "latency" or $metric == "errors" then
-    ([.["steady.fio.json"].jobs[]? | (.read.total_ios // 0) + (.write.total_ios // 0)] | add) as $ios
-    | cifs_counts(.["steady.evidence.json"]) as $cifs
-    | if ($ios | type) != "number" then null
-      else profile_count_check("reads and writes (fio)"; $ios; calls("read") + calls("write"); sv_tolerance_pct)
-        + {kernel: (if $cifs and $cifs.reads != null then $cifs.reads + $cifs.writes else null end)} end
-  elif ($metric | test("^(seq|rand)(read|write)$")) then
-    (if ($metric | endswith("read")) then "read" else "write" end) as $dir
-    | (.["\($metric).fio.json"].jobs[0][$dir].total_ios? // null) as $ios
-    | cifs_counts(.["\($metric).evidence.json"]) as $cifs
-    | if ($ios | type) != "number" then null
-      else profile_count_check("\($dir)s (fio)"; $ios; calls($dir); sv_tolerance_pct)
-        + {kernel: (if $cifs then $cifs[$dir + "s"] else null end)} end
-  else null
+# sv_count($server; $count): what the client said it did against what smbd counted (docs/server-view.md:
+# checked on a real smbd). $count is the metric's declaration (docs/CONTRACTS.md section 6, the
+# key count of its verdict's head or body): {what (words), client (its count: a number, else
+# there is no check), smbd (the SMB2 commands whose calls must add up to it, by smbd's counter
+# names, ["read", "write"]; or "connects"), kernel (optional: the kernel client's count, shown
+# beside)}. null without a declaration, a client count or the server's counters.
+def sv_count($server; $count):
+  if ($server.available | not) or ($count | type) != "object" or ($count.client | type) != "number" then null
+  else
+    (if $count.smbd == "connects" then $server.connects
+     else [$server.commands[] | select(.samba as $s | $count.smbd | index([$s])) | .calls] | add // 0 end) as $n
+    | profile_count_check($count.what; $count.client; $n; sv_tolerance_pct)
+      + (if $count | has("kernel") then {kernel: $count.kernel} else {} end)
   end;
 
-# serverview($metric; $view; $of): the raw files -> {details: {server, cpu[, count_check]},
+# serverview($metric; $view; $of; $count): the raw files -> {details: {server, cpu[, count_check]},
 # warnings: [...]}, of the measurements $view names (null: sv_evidence's rule); $of says in
 # words which they are (details.server.of, e.g. "the step of 16 clients, ..."; details.server.view
-# the names), or null. The
+# the names), or null; $count: the metric's declared count (sv_count), or null. The
 # warnings are of all the metric's measurements.
-def serverview($metric; $view; $of):
+def serverview($metric; $view; $of; $count):
   . as $raw
   | sv_evidence($metric; $view) as $evs
   | if ($evs | length) == 0 then {details: {}, warnings: []} else
     ($evs | sv_server | if $of and .available then .of = $of | .view = $view else . end) as $server
   | ($evs | sv_cpu) as $cpu
-  | ($raw | sv_count($metric; $server; $view)) as $check
+  | sv_count($server; $count) as $check
   | {details: ({server: $server, cpu: ($cpu | del(.runs))}
        + (if $check then {count_check: ($check | del(.warning))} else {} end)),
      # the client-CPU warnings of every measurement of the metric, not only of the view's
@@ -149,7 +119,7 @@ def serverview($metric; $view; $of):
        + (if $view == null then $cpu else sv_evidence($metric) | sv_cpu end
           | if .available then [.runs[] | .name as $n | .split | clientcpu_warnings($n)[]] else [] end))}
     end;
-def serverview($metric): serverview($metric; null; null);
+def serverview($metric): serverview($metric; null; null; null);
 
 # sv_top: the commands the report's server view lists one by one, most server time first; the
 # others share one row (results.json has each).

@@ -54,6 +54,14 @@ def steady_summary:
       drop: drop_caches(.["steady.drop.json"])}
     end;
 
+# steady_count: the count latency and errors declare (their heads' count, lib/serverview.jq
+# sv_count; input: the raw files): fio's reads and writes of the steady run against smbd's Read
+# and Write calls, the kernel client's count beside them.
+def steady_count:
+  cifs_counts(.["steady.evidence.json"]) as $cifs
+  | {what: "reads and writes (fio)", client: ([.["steady.fio.json"].jobs[]? | (.read.total_ios // 0) + (.write.total_ios // 0)] | add),
+     smbd: ["read", "write"], kernel: (if $cifs and $cifs.reads != null then $cifs.reads + $cifs.writes else null end)};
+
 # steady_warnings($what): the warnings about the steady run (input: its summary; $what: what the
 # metric measured, for the wording).
 def steady_warnings($what):

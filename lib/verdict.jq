@@ -42,6 +42,15 @@ def helper_cpu($line; $ev; $extra):
           over: "the whole helper command, its set-up and teardown included"} end
   | .per_op_us = per_op(.used_us; .ops);
 
+# helper_lines($re): the helper lines (raw/NAME.json that a helper wrote: they have "helper") of
+# the measurements whose NAME matches the regex $re (input: the raw files).
+def helper_lines($re):
+  [to_entries[] | select(.key | test("^(\($re))\\.json$")) | .value | select(type == "object" and .helper != null)];
+
+# helper_count(f): the counts f of helper lines (input: an array of them; a count that is missing
+# counts 0) added up over the lines, e.g. helper_count(.ops, .late_ops); null for no line.
+def helper_count(f): map([f | if type == "number" then . else 0 end] | add) | add;
+
 # why_join: join the reasons of a FAIL ("a; b"), "" when there are none.
 def why_join: map(select(. != null and . != "")) | join("; ");
 
@@ -90,12 +99,13 @@ def server_chart:
       [map(select(.command != null)) | sort_by(-(.share // 0)) | .[:12][] | [.command, ((.share // 0) * $k), .calls, .mean_us]]; "");
 
 # server_view($raw): add the server's view of the metric's measurements (lib/serverview.jq) to a
-# metric object: details.server, details.cpu, details.count_check and their warnings; the
+# metric object: details.server, details.cpu, details.count_check (of the count the head or
+# body declares in .count, lib/serverview.jq sv_count) and their warnings; the
 # measured client CPU replaces the warnings made by counting processes. A body that gives
 # .view (measurement names) and .view_of (those in words) gets the view of those alone: the
 # measurement its figure rests on, where adding up its measurements would mix unlike ones.
 def server_view($raw):
-  .view as $view | .view_of as $of | ($raw | serverview($metric; $view; $of)) as $v
+  .view as $view | .view_of as $of | .count as $count | ($raw | serverview($metric; $view; $of; $count)) as $v
   | if ($v.details | length) == 0 then .
     else .details = ((.details // {}) + $v.details)
       | .charts = ((.charts // []) + [$v.details.server.commands // [] | select(length > 0) | server_chart])

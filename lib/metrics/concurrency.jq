@@ -50,9 +50,15 @@ def step_line($n):
     + "\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—" | num) ms: "
     + (if .kept_up then "kept up" else "did not keep up (\(.why))" end);
 
+# concurrency_count($re): what concurrency declares for the server's count (lib/serverview.jq
+# sv_count) of its steps whose names match $re: every read (late and failed ones too) is one
+# Read call. Its head's count is of every step, its body's of the step the view is of.
+def concurrency_count($re):
+  {what: "reads", smbd: ["read"], client: (helper_lines($re) | helper_count(.ops, .late_ops, .errors))};
+
 def verdict:
   row({unit: "clients", target: setting("TARGET_CONCURRENCY_MIN_CLIENTS"), target_op: ">=",
-       charts: {files: "^concurrency\\.[0-9]+\\.json$"}};
+       charts: {files: "^concurrency\\.[0-9]+\\.json$"}, count: concurrency_count("concurrency(\\.[0-9A-Za-z]+)?")};
     . as $raw | setting("TARGET_CONCURRENCY_MIN_CLIENTS") as $t
     | [keys[] | capture("^concurrency\\.(?<n>[0-9]+)\\.json$").n | tonumber] | sort
     | map(. as $n | $raw | step($n)) as $rows
@@ -63,7 +69,7 @@ def verdict:
         # kept up, a fail on the first that did not (or, with none, on the largest tried)
         | (if judge($best; ">="; $t) != "PASS" and $bad then $bad.clients else ([$best, $rows[0].clients] | max) end) as $rest
         | {value: $best,
-           view: ["concurrency.\($rest)"],
+           view: ["concurrency.\($rest)"], count: ($raw | concurrency_count("concurrency\\.\($rest)")),
            view_of: ("the step of \($rest) client\(if $rest == 1 then "" else "s" end) alone, the one the verdict rests on ("
              + (if $bad and $rest == $bad.clients then "the first that did not keep up" else "the largest that kept up" end) + ")"),
            why: (if judge($best; ">="; $t) == "PASS" then ""

@@ -6,7 +6,7 @@ include "format";
 include "steady";
 
 def verdict:
-  row({unit: "%", target: setting("TARGET_ERRORS_MAX_PCT"), target_op: "<="};
+  row({unit: "%", target: setting("TARGET_ERRORS_MAX_PCT"), target_op: "<=", count: steady_count};
     steady_summary as $s
     | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/steady.fio.log)"}
       elif $s.requests == 0 then {status: "FAIL", value: null, why: "no request completed in the steady run"}

@@ -5,7 +5,7 @@ include "format";
 include "steady";
 
 def verdict:
-  row({unit: "ms", target: setting("TARGET_LATENCY_P99_MAX_MS"), target_op: "<=", charts: {files: "^steady\\.fio\\.json$"}};
+  row({unit: "ms", target: setting("TARGET_LATENCY_P99_MAX_MS"), target_op: "<=", charts: {files: "^steady\\.fio\\.json$"}, count: steady_count};
     steady_summary as $s
     | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/steady.fio.log)"}
       else (if ($s.requests // 0) > 0 then $s.mixed.lat_ms.p99 // ([$s.read.lat_ms.p99, $s.write.lat_ms.p99] | max) else null end) as $sent

@@ -10,8 +10,13 @@ include "clienthosts";
 def per_login_ms($line; $ev):
   helper_cpu($line; $ev; $line.errors // 0).per_op_us | if . == null then null else (. | round) / 1000 end;
 
+# login_count: what login declares for the server's count (its head's count, lib/serverview.jq
+# sv_count): every login the storm tried, late and failed ones too, is one connect to smbd.
+def login_count:
+  {what: "logins", smbd: "connects", client: (helper_lines("login(\\.[0-9A-Za-z]+)?") | helper_count(.ops, .late_ops, .errors))};
+
 def verdict:
-  row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=", charts: {files: "^login\\.json$"},
+  row({unit: "logins/s", target: setting("TARGET_LOGIN_RATE_MIN"), target_op: ">=", charts: {files: "^login\\.json$"}, count: login_count,
        target_text: "≥ \(setting("TARGET_LOGIN_RATE_MIN")) logins/s and p95 ≤ \(setting("TARGET_LOGIN_P95_MAX_MS")) ms"};
     .["login.json"] as $f | .["login.evidence.json"] as $ev
     | if ($f | type) != "object" or ($f.helper | not) then

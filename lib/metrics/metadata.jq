@@ -4,8 +4,16 @@ include "verdict";
 include "format";
 include "clienthosts";
 
+# metadata_count: what metadata declares for the server's count (its head's count,
+# lib/serverview.jq sv_count): with files of at least 1 byte, every file created (late ones too)
+# is one Write call; null with empty files.
+def metadata_count:
+  if (($ENV.SMALL_FILE_KB // "0") | tonumber? // 0) > 0 then
+    {what: "files written", smbd: ["write"], client: (helper_lines("metadata(\\.[0-9A-Za-z]+)?") | helper_count(.create.ops, .late_ops))}
+  else null end;
+
 def verdict:
-  row({unit: "files/s", target: setting("TARGET_METADATA_MIN_FPS"), target_op: ">=", charts: {files: "^metadata\\.json$"}};
+  row({unit: "files/s", target: setting("TARGET_METADATA_MIN_FPS"), target_op: ">=", charts: {files: "^metadata\\.json$"}, count: metadata_count};
     .["metadata.json"] as $f | setting("TARGET_METADATA_MIN_FPS") as $t
     | if ($f | type) != "object" or ($f.helper | not) then
         {status: "FAIL", value: null, why: "smb-files gave no result (see raw/metadata.err)"}

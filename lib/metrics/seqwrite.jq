@@ -4,5 +4,5 @@ include "fio";
 
 def verdict:
   row({unit: "MB/s", target: setting("TARGET_SEQWRITE_MIN_MBS"), target_op: ">=",
-       charts: {files: "^seqwrite\\.fio\\.json$", log: "bw"}};
+       charts: {files: "^seqwrite\\.fio\\.json$", log: "bw"}, count: fio_count("seqwrite"; "write")};
     fio_verdict("seqwrite"; "write"; "bw_mbs"; "SEQ_STREAMS"; "SEQ_QUEUE_DEPTH"; "1 MiB"; setting("TARGET_SEQWRITE_MIN_MBS"); "MB/s is below \(setting("TARGET_SEQWRITE_MIN_MBS")) MB/s"));

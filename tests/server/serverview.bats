@@ -198,7 +198,9 @@ calls() {
     local file=$m
     [[ $m != latency && $m != errors ]] || file=steady
     run jq -L "$KIT_ROOT/lib" -n -c --arg m "$m" --arg file "$file" --slurpfile f "$g/$file.fio.json" --slurpfile e "$g/$file.evidence.json" \
-      'include "serverview"; {"\($file).fio.json": $f[0], "\($file).evidence.json": $e[0]} | serverview($m)
+      'include "serverview"; include "fio"; include "steady";
+       {"\($file).fio.json": $f[0], "\($file).evidence.json": $e[0]}
+       | serverview($m; null; null; if $file == "steady" then steady_count else fio_count($m; $m | sub("^(seq|rand)"; "")) end)
        | .details.count_check | [.what, .client, .server, .kernel, .ok]'
     assert_success
     case $m in
@@ -210,8 +212,9 @@ calls() {
   done
   # smbd counting 2 % fewer Read calls than fio made is a warning that names both counts
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile f "$g/randread.fio.json" --slurpfile e "$g/randread.evidence.json" \
-    'include "serverview"; {"randread.fio.json": $f[0],
-      "randread.evidence.json": ($e[0] | (.probes.profile.commands[] | select(.command == "read") | .calls) = 3550)} | serverview("randread") | .warnings[]'
+    'include "serverview"; include "fio"; {"randread.fio.json": $f[0],
+      "randread.evidence.json": ($e[0] | (.probes.profile.commands[] | select(.command == "read") | .calls) = 3550)}
+      | serverview("randread"; null; null; fio_count("randread"; "read")) | .warnings[]'
   assert_output --partial 'the server counted 2 % fewer reads (fio) than the client reported (3622 against 3550; tolerance 1 %)'
 }
 
@@ -252,13 +255,15 @@ calls() {
   # smbdlog cifs profile clientcpu cgcpu, smb-files and smb-login-storm against a private smbd
   local r=$FIX/run
   run env SMALL_FILE_KB=4 jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" --slurpfile f "$r/metadata.json" \
-    'include "serverview"; {"metadata.evidence.json": $e[0], "metadata.json": $f[0]} | serverview("metadata")
+    'include "serverview"; include "metrics/metadata"; {"metadata.evidence.json": $e[0], "metadata.json": $f[0]}
+     | serverview("metadata"; null; null; metadata_count)
      | [.details.count_check.ok, .details.count_check.server, (.details.cpu.client.cores > 0), .warnings]'
   assert_success
   assert_output '[true,3142,true,[]]'
   # the login run: one connect per login, and a client count that disagrees gives the warning
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" --slurpfile f "$r/login.json" \
-    'include "serverview"; {"login.evidence.json": $e[0], "login.json": ($f[0] | .ops += 10)} | serverview("login") | .warnings[]'
+    'include "serverview"; include "metrics/login"; {"login.evidence.json": $e[0], "login.json": ($f[0] | .ops += 10)}
+     | serverview("login"; null; null; login_count) | .warnings[]'
   assert_output 'the server counted 3 % fewer logins than the client reported (331 against 321; tolerance 1 %)'
   # bytes: smbd received 4 KiB a file plus 112 bytes of SMB2 header a Write
   run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" \

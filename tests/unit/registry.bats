@@ -10,22 +10,16 @@
 # files (serverview.jq's count checks, baseline.sh's fio jobs, ...)
 DEBT='concurrency lib/format.jq
 concurrency lib/repeat.sh
-concurrency lib/serverview.jq
 localdisk lib/compare.jq
 localdisk lib/repeat.jq
 localdisk lib/report.jq
-metadata lib/serverview.jq
 randread lib/baseline.sh
-randread lib/serverview.jq
 randwrite lib/baseline.sh
 randwrite lib/probes/writeback.sh
-randwrite lib/serverview.jq
 randwrite libexec/test-samba-run
 seqread lib/baseline.sh
 seqread lib/repeat.sh
-seqread lib/serverview.jq
 seqwrite lib/baseline.sh
-seqwrite lib/serverview.jq
 seqwrite libexec/test-samba-run
 startup lib/run.sh
 startup lib/verdict.jq'
