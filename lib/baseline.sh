@@ -1,5 +1,5 @@
-# lib/baseline.sh: the local-disk baseline: the fio jobs of seqwrite, seqread, randread and
-# randwrite run directly on SHARE_DIR's file system (in SHARE_DIR/local-baseline, same sizes,
+# lib/baseline.sh: the local-disk baseline: the fio jobs of the metrics that declare one
+# (NAME_baseline, docs/CONTRACTS.md section 6) run directly on SHARE_DIR's file system (in SHARE_DIR/local-baseline, same sizes,
 # block sizes and depths), buffered as smbd reads and writes (the Samba metrics' --direct=1 is
 # the client's: smbd serves them through the server's page cache), so a report can put "local
 # disk" beside the Samba figure and say "Samba reaches N % of it" of like against like; with
@@ -7,15 +7,15 @@
 # metrics SKIP. Sourced; functions only. Needs the settings, KIT_ROOT and
 # lib/fio.jq (or lib/fio.sh) for fio_summary.
 #
-#   baseline_run JOB OUT_JSON    JOB: seqwrite|seqread|randread|randwrite; writes OUT_JSON (below)
+#   baseline_run JOB OUT_JSON    JOB: a metric with NAME_baseline; writes OUT_JSON (below)
 #                                and fio's own JSON beside it (OUT_JSON without .json + .fio.json)
 #   baseline_vs SAMBA_VALUE OUT_JSON   the comparison object a metric puts in its details
 # The same in steps, for a runner that records each command ('measure'): baseline_prepare JOB,
 # baseline_command JOB FIO_JSON (the fio command), baseline_result JOB FIO_JSON.
 #
 # OUT_JSON: {job, value, unit, path, fs_type (findmnt's: ext4, xfs), direct (false), size_mb,
-# bw_mbs, iops, lat_ms, block, jobs, iodepth, errors, ok, why}; value is bw_mbs (seq) or iops
-# (rand).
+# bw_mbs, iops, lat_ms, block, jobs, iodepth, errors, ok, why}; value is bw_mbs (a sequential
+# job: --rw=read or write) or iops (a random one).
 
 # baseline_dir: print the folder the baseline works in.
 baseline_dir() {
@@ -23,31 +23,23 @@ baseline_dir() {
 }
 
 # baseline_job_args JOB DIR: print the fio options of JOB, one a line, as the Samba metric runs
-# it (lib/metrics/seq.sh, rand.sh, fio_run), with its data files in DIR. 1 for an unknown JOB.
+# it (its JOB_baseline, lib/metrics/JOB.sh), with its data files in DIR. 1 for an unknown JOB.
 baseline_job_args() {
   local job=$1 dir=$2
-  case $job in
-    seqwrite | seqread)
-      printf '%s\n' --rw="${job#seq}" --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \
-        "--filename_format=$dir/data.\$jobnum"
-      [[ $job == seqwrite ]] && printf '%s\n' --end_fsync=1
-      ;;
-    randread | randwrite)
-      printf '%s\n' --rw="$job" --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" --numjobs="$RANDOM_JOBS" \
-        "--filename=$dir/data.0"
-      ;;
-    *) return 1 ;;
-  esac
+  declare -F "${job}_baseline" >/dev/null || return 1
+  "${job}_baseline" "$dir"
   printf '%s\n' --ioengine=libaio --size="${DATA_FILE_MB}M" --runtime="$DURATION" --time_based \
     --group_reporting --output-format=json
 }
 
-# baseline_files JOB: print how many data files JOB uses.
+# baseline_opt JOB OPTION: print the value of fio option --OPTION of JOB ('' when it has none).
+baseline_opt() {
+  baseline_job_args "$1" / | sed -n "s/^--$2=//p" | head -n 1
+}
+
+# baseline_files JOB: print how many data files JOB uses: one a job with --filename_format, else one.
 baseline_files() {
-  case $1 in
-    seq*) echo "$SEQ_STREAMS" ;;
-    *) echo 1 ;;
-  esac
+  if [[ -n $(baseline_opt "$1" filename_format) ]]; then baseline_opt "$1" numjobs; else echo 1; fi
 }
 
 # baseline_make_files COUNT DIR: create DIR/data.0 .. COUNT-1 of DATA_FILE_MB where missing or
@@ -131,9 +123,11 @@ baseline_command() {
 # baseline_result JOB FIO_JSON: print the baseline object of JOB from fio's JSON (after
 # baseline_prepare); ok false with why when fio gave no result.
 baseline_result() {
-  local job=$1 sum kind="read" seq=0
-  [[ $job == *write ]] && kind="write"
-  [[ $job == seq* ]] && seq=1
+  local job=$1 sum kind="read" seq=0 rw bs jobs depth
+  rw=$(baseline_opt "$job" rw) bs=$(baseline_opt "$job" bs)
+  jobs=$(baseline_opt "$job" numjobs) depth=$(baseline_opt "$job" iodepth)
+  [[ $rw == *write ]] && kind="write"
+  [[ $rw == read || $rw == write ]] && seq=1
   if ! sum=$(baseline_summary "$2" 2>/dev/null) || [[ -z $sum ]]; then
     jq -n -c --arg job "$job" --arg why "fio gave no result (see ${2%.json}.log)" \
       '{job: $job, ok: false, value: null, why: $why}'
@@ -141,16 +135,17 @@ baseline_result() {
   fi
   jq -c --arg job "$job" --arg kind "$kind" --argjson seq "$seq" --arg path "$BASELINE_DIR" \
     --arg fs "$BASELINE_FS" \
-    --argjson mb "$DATA_FILE_MB" --argjson sj "$SEQ_STREAMS" --argjson sq "$SEQ_QUEUE_DEPTH" \
-    --argjson rj "$RANDOM_JOBS" --argjson rq "$RANDOM_QUEUE_DEPTH" '
+    --argjson mb "$DATA_FILE_MB" --argjson jobs "${jobs:-null}" \
+    --argjson depth "${depth:-null}" --arg bs "$bs" '
     .[$kind] as $d
     | {job: $job, ok: (.errors == 0),
        value: (if $seq == 1 then $d.bw_mbs else $d.iops end),
        unit: (if $seq == 1 then "MB/s" else "IOPS" end),
        path: $path, fs_type: $fs, direct: false, size_mb: $mb,
        bw_mbs: $d.bw_mbs, iops: $d.iops, lat_ms: $d.lat_ms,
-       block: (if $seq == 1 then "1 MiB" else "4 KiB" end),
-       jobs: (if $seq == 1 then $sj else $rj end), iodepth: (if $seq == 1 then $sq else $rq end),
+       block: (if $bs == "" then null else $bs | capture("^(?<n>[0-9]+)(?<u>[kKmM])$") // {n: $bs, u: ""}
+         | "\(.n) \({k: "KiB", K: "KiB", m: "MiB", M: "MiB"}[.u] // "bytes")" end),
+       jobs: $jobs, iodepth: $depth,
        errors, why: (if .errors == 0 then null else "fio saw \(.errors) failed requests" end)}' <<<"$sum"
 }
 

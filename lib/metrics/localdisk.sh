@@ -1,5 +1,5 @@
 # lib/metrics/localdisk.sh: the localdisk metric, the local-disk baseline (docs/server-view.md,
-# section 3): fio's seqwrite, seqread, randread and randwrite jobs, same options and sizes, run
+# section 3): the fio jobs of the data metrics (each declares its own: NAME_baseline), same options and sizes, run
 # directly on SHARE_DIR's file system (lib/baseline.sh), so the report can say "local disk X;
 # Samba reaches N % of it". Needs neither the mount nor smbd: it runs where the cifs metrics
 # SKIP. No target. Sourced; functions only. Verdict: lib/metrics/localdisk.jq.
@@ -9,20 +9,31 @@
 # default run here
 localdisk_repeat() { echo first; }
 
-# localdisk_jobs: the jobs to run: those of the data metrics in this run, all four when none is.
+# localdisk_all: the metrics that declare a baseline job (NAME_baseline, lib/baseline.sh), in
+# the registry's order.
+localdisk_all() {
+  local j
+  local -a jobs=()
+  for j in $(registry_metrics); do
+    if declare -F "${j}_baseline" >/dev/null; then jobs+=("$j"); fi
+  done
+  echo "${jobs[*]}"
+}
+
+# localdisk_jobs: the jobs to run: those of the data metrics in this run, all when none is.
 localdisk_jobs() {
   local j
   local -a jobs=()
-  for j in seqwrite seqread randread randwrite; do
+  for j in $(localdisk_all); do
     if run_planned "$j"; then jobs+=("$j"); fi
   done
-  ((${#jobs[@]} > 0)) || jobs=(seqwrite seqread randread randwrite)
+  ((${#jobs[@]} > 0)) || read -ra jobs <<<"$(localdisk_all)"
   echo "${jobs[*]}"
 }
 
 localdisk_describe() { echo "fio's $(localdisk_jobs | sed 's/ /, /g') jobs on SHARE_DIR's own file system, $DURATION s each (no target)"; }
 localdisk_needs() { :; }
-localdisk_inputs() { echo localdisk seqwrite seqread randread randwrite; }
+localdisk_inputs() { echo localdisk "$(localdisk_all)"; }
 
 localdisk_estimate() {
   local n

@@ -449,10 +449,15 @@ calls() {
 
 @test "baseline_run: the four fio jobs run on SHARE_DIR's file system and compare with Samba" {
   kit_require_cmd fio jq
-  SHARE_DIR=$BATS_TEST_TMPDIR/share DATA_FILE_MB=16 DURATION=1 SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=4
-  RANDOM_JOBS=2 RANDOM_QUEUE_DEPTH=4
+  # shellcheck disable=SC2034 # settings the metrics' NAME_baseline read
+  SHARE_DIR=$BATS_TEST_TMPDIR/share DATA_FILE_MB=16 DURATION=1 SEQ_STREAMS=1 SEQ_QUEUE_DEPTH=4 \
+    RANDOM_JOBS=2 RANDOM_QUEUE_DEPTH=4
   mkdir -p "$SHARE_DIR"
   local j
+  for j in seqwrite seqread randread randwrite; do
+    # shellcheck source=/dev/null
+    source "$KIT_ROOT/lib/metrics/$j.sh" # its job: NAME_baseline
+  done
   for j in seqwrite seqread randread randwrite; do
     baseline_run "$j" "$RUN_DIR/raw/$j.baseline.json"
     jq -e --arg j "$j" '.ok and .job == $j and .value > 0 and .size_mb == 16' "$RUN_DIR/raw/$j.baseline.json" ||

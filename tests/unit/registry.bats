@@ -13,13 +13,9 @@ concurrency lib/repeat.sh
 localdisk lib/compare.jq
 localdisk lib/repeat.jq
 localdisk lib/report.jq
-randread lib/baseline.sh
-randwrite lib/baseline.sh
 randwrite lib/probes/writeback.sh
 randwrite libexec/test-samba-run
-seqread lib/baseline.sh
 seqread lib/repeat.sh
-seqwrite lib/baseline.sh
 seqwrite libexec/test-samba-run
 startup lib/run.sh
 startup lib/verdict.jq'
