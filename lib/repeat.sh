@@ -5,9 +5,9 @@
 # the metrics, measure and their verdicts run unchanged, and a metric that reads another
 # metric's run (cpu reads login's CPU evidence) reads the one of the same repeat. At the end
 # (also when the run is stopped) each row is combined into metrics/ROW.json and every raw file
-# moves to raw/ with the repeat after its measurement's name: login.json of repeat 2 becomes
-# login.r2.json, concurrency.16.evidence.json concurrency.16.r2.evidence.json, seqread_bw.1.log
-# seqread.r2_bw.1.log (docs/CONTRACTS.md, section 5).
+# moves to raw/ with the repeat after its measurement's name: NAME.json of repeat 2 becomes
+# NAME.r2.json, NAME.SUB.evidence.json NAME.SUB.r2.evidence.json, NAME_bw.1.log
+# NAME.r2_bw.1.log (docs/CONTRACTS.md, section 5).
 #
 # Order: interleaved (repeat 1 of every metric, then repeat 2, ...), so a slow minute of a shared
 # machine spreads over every metric's repeats instead of moving one metric's whole sample; see

@@ -9,13 +9,11 @@
 # 'METRIC FILE' pairs: product files that still name a metric, to be moved into the metric's own
 # files (serverview.jq's count checks, baseline.sh's fio jobs, ...)
 DEBT='concurrency lib/format.jq
-concurrency lib/repeat.sh
 localdisk lib/compare.jq
 localdisk lib/repeat.jq
 localdisk lib/report.jq
 randwrite lib/probes/writeback.sh
 randwrite libexec/test-samba-run
-seqread lib/repeat.sh
 seqwrite libexec/test-samba-run
 startup lib/run.sh
 startup lib/verdict.jq'
