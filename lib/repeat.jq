@@ -82,7 +82,7 @@ def combine($per_s):
          | if length == 0 then $rk[0] else map(select(.o.value == $med))[0] end) as $rep
       | ([$r[] | select(.status == "PASS")] | length) as $passed
       | [$rk[] | select(.o.status == "FAIL")] as $failed
-      # a metric without a target (localdisk) is judged by its repeats' own verdicts
+      # a metric without a target (a baseline) is judged by its repeats' own verdicts
       | (if $first.target == null then (if $passed * 2 > ($r | length) then "PASS" else "FAIL" end)
          else judge($med; $first.target_op; $first.target) end) as $on_median
       | ([$r[] | .status] | unique) as $statuses

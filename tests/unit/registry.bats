@@ -10,7 +10,6 @@
 # files (serverview.jq's count checks, baseline.sh's fio jobs, ...)
 DEBT='concurrency lib/format.jq
 localdisk lib/compare.jq
-localdisk lib/repeat.jq
 localdisk lib/report.jq
 randwrite lib/probes/writeback.sh
 randwrite libexec/test-samba-run
