@@ -1,6 +1,6 @@
 # lib/probes/writeback.sh: the probe 'writeback' (docs/CONTRACTS.md, section 5). Before each
 # measurement it writes out what the measurements before it left dirty (syncfs of SHARE_DIR's
-# file system, or every file system when there is no SHARE_DIR: randwrite's 4 KiB writes stay in the page cache for up to 30 s) and waits,
+# file system, or every file system when there is no SHARE_DIR: random 4 KiB writes through smbd stay in the page cache for up to 30 s) and waits,
 # bounded, until the machine's Dirty + Writeback is small, so the kernel does not write a
 # previous metric's data in this one's window. It is the first probe of the list: the flush
 # and the wait come before every other probe's window. Records Dirty and Writeback (kB, from

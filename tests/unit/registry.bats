@@ -11,7 +11,6 @@
 DEBT='concurrency lib/format.jq
 localdisk lib/compare.jq
 localdisk lib/report.jq
-randwrite lib/probes/writeback.sh
 randwrite libexec/test-samba-run
 seqwrite libexec/test-samba-run
 startup lib/run.sh
