@@ -77,8 +77,8 @@ def spread:
      half_range_pct: (if $m == null or $m == 0 then null else ((max - min) / 2 / ($m | fabs) * 100) end)};
 
 # object: a metric object in the kit's one key order (see docs/CONTRACTS.md); the same warning
-# of several measurements once (format.jq warnings_merge); a body that gives "repeats" (startup:
-# its rounds) gets their spread beside them, as a repeated row (lib/repeat.jq).
+# of several measurements once (format.jq warnings_merge); a body that gives "repeats" (a metric that
+# runs once, NAME_repeat: its rounds) gets their spread beside them, as a repeated row (lib/repeat.jq).
 def object:
   {metric: (.metric // $metric), status, value, unit, target, target_op, why: (.why // ""),
    details: (.details // {}), warnings: (.warnings // [] | warnings_merge("measurements")), charts: (.charts | if type == "array" then . else [] end)}

@@ -13,8 +13,7 @@ localdisk lib/compare.jq
 localdisk lib/report.jq
 randwrite libexec/test-samba-run
 seqwrite libexec/test-samba-run
-startup lib/run.sh
-startup lib/verdict.jq'
+startup lib/run.sh'
 
 # Names that are ordinary words of the kit's prose and keys (a login, the cpu, memory, errors,
 # latency) cannot be told from a use by a word search; their verdict and report tests read the
