@@ -115,7 +115,7 @@ run_one() {
 # run_left: print the seconds the run still needs: the estimates of what is left, scaled by
 # how long the metrics so far took against their estimates (the probes around every
 # measurement and a busy machine add time no estimate knows); by 0.5 to 3 at most, and only
-# once those estimates add up to 30 s (startup alone is too short a sample).
+# once those estimates add up to 30 s (the first metric alone is too short a sample).
 run_left() {
   local est=${RUN_EST_DONE:-0} took=${RUN_TOOK_DONE:-0}
   if ((est < 30)); then
@@ -178,7 +178,7 @@ run_metrics() {
 
 # run_exit STATUS: the exit hook of a measuring run (common_traps_init): after a finished run
 # nothing; otherwise (a signal, die, errexit) stop helpers and fio, remove half-written files,
-# start the server again if the startup metric left it stopped, and write the partial report
+# let each metric finish (NAME_finish: one that stops the server starts it again), and write the partial report
 # marked incomplete. The status stays: 128+n after a signal, else at least 1.
 run_exit() {
   local rc=$1 why
@@ -192,10 +192,6 @@ run_exit() {
   repeat_abort
   registry_finish
   measure_finish
-  if ! service_is_running 2>/dev/null; then
-    warn "the test server was stopped by the startup test: starting it again"
-    run_service_start >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"
-  fi
   echo "${RUN_STOP_WHY:-the run stopped (exit status $rc)} during '${RUN_CURRENT:-setup}'" >"$RUN_DIR/INCOMPLETE"
   rm -rf "$RUN_DIR"/.probes.* "$RUN_DIR"/.hold.fifo
   results_finish 2>/dev/null || true

@@ -60,3 +60,11 @@ startup_measure() {
   done
   service_is_running || warn "the test server is not running after the startup test: run ./start-samba.sh"
 }
+
+# startup_finish: the run is over (registry_finish; finished or stopped): a run stopped between
+# a round's stop and its start left the test server stopped: start it again.
+startup_finish() {
+  service_is_running 2>/dev/null && return 0
+  warn "the test server was stopped by the startup test: starting it again"
+  run_service_start >/dev/null 2>&1 || warn "could not start the test server: run ./start-samba.sh"
+}

@@ -12,8 +12,7 @@ DEBT='concurrency lib/format.jq
 localdisk lib/compare.jq
 localdisk lib/report.jq
 randwrite libexec/test-samba-run
-seqwrite libexec/test-samba-run
-startup lib/run.sh'
+seqwrite libexec/test-samba-run'
 
 # Names that are ordinary words of the kit's prose and keys (a login, the cpu, memory, errors,
 # latency) cannot be told from a use by a word search; their verdict and report tests read the
