@@ -7,7 +7,7 @@
 # line out: the debt was paid). No root, no server.
 
 # 'METRIC FILE' pairs: product files that still name a metric, to be moved into the metric's own
-# files (serverview.jq's count checks, baseline.sh's fio jobs, ...)
+# files (the report's localdisk notes, test-samba-run's help example, ...)
 DEBT='concurrency lib/format.jq
 localdisk lib/compare.jq
 localdisk lib/report.jq
