@@ -22,7 +22,7 @@
 #     runs: [{run, status, n, failed, values, median, min, max}],
 #     versus: [{run (B, C, ...), verdict ("better"|"worse"|"no difference shown"|
 #       "not enough repeats to tell"|"not measured"|"different": no direction known|"not
-#       judged": a metric without a target, whose value is no figure of speed: localdisk's
+#       judged": a metric without a target, whose value is no figure of speed: a baseline's
 #       count of local jobs), symbol,
 #       change_pct (ratio of the geometric means - 1, in %; on the linear scale against A's
 #       mean), ci_pct [lo, hi] (its confidence interval), scale ("log"|"linear"), diff, p,

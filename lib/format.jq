@@ -82,8 +82,8 @@ def progress_line:
 # order they first appear, with " (in N $noun)" added (N: how many warnings were merged; a
 # merge's own earlier count is dropped first, so merging merged warnings again works). A
 # number that differs becomes its range "lo–hi"; one that is part of a name (after a letter,
-# "_" or ".", as in concurrency.16) lists its values "4/16/64" instead, e.g. "the clients used
-# 0.6–0.8 of 2 cores during concurrency.4/16/64 (smbd 1.2–1.4) ... (in 3 measurements)".
+# "_" or ".", as in NAME.16) lists its values "4/16/64" instead, e.g. "the clients used
+# 0.6–0.8 of 2 cores during NAME.4/16/64 (smbd 1.2–1.4) ... (in 3 measurements)".
 # Warnings that are the same text are shown once, without a count.
 def warnings_merge($noun):
   def num_re: "-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?";

@@ -217,14 +217,17 @@ def verdict_md($c):
           + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end)
           + ($a.what // "" | first_sentence | if . != "" then " *\(.)*" else "" end)]
         + $dm[:$nl]
-        + ($r.metrics.localdisk.details.notes // [] | map(select(startswith("\($x.metric): ")))
-           | if length > 0 and $x.metric != "localdisk" then ["- Local disk (`localdisk`): \(.[0] | ltrimstr("\($x.metric): ") | ltrimstr("local disk "))"] else [] end)
+        # a baseline's note of this metric (a metric without a target, whose notes start with
+        # the metric they are the baseline of: "NAME: local disk ...")
+        + ([$r.metrics[] | select(.target == null and .metric != $x.metric) as $b
+            | ($b.details.notes // [])[] | select(startswith("\($x.metric): "))
+            | "- \($adv[$b.metric].title // $b.metric) (`\($b.metric)`): \(ltrimstr("\($x.metric): ") | ltrimstr("local disk "))"] | .[:1])
         # the notes, each once in the report: not one an earlier section showed, not a "repeat
-        # N measured again: ..." (the disturbed line says it), not localdisk's note of a metric
+        # N measured again: ..." (the disturbed line says it), not a baseline's note of a metric
         # whose own section shows it
         + [(.details.notes // [])[] | select(test("^repeat [0-9]+ measured again: ") | not)
             | select(. as $n | $notes_before | index([$n]) | not)
-            | select($x.metric != "localdisk" or (. as $n | any($shown[]; .metric as $sm | $n | startswith("\($sm): ")) | not))
+            | select($x.target != null or (. as $n | any($shown[]; .metric as $sm | $n | startswith("\($sm): ")) | not))
             | "- \(.)"]
         + (if $same then ["- Server view, CPU and counts: the same run as \($same)'s, in its section"]
            elif .details.server or .details.cpu then

@@ -142,7 +142,7 @@ section() {
       assert_line --regexp "^- $m: local disk [0-9.]+ (MB/s|IOPS) \(buffered, as smbd\); Samba: not measured in this run\.$"
     else
       run section "$m"
-      assert_line --regexp "^- Local disk \(\`localdisk\`\): [0-9.]+ (MB/s|IOPS) .*; Samba reaches [0-9]+ % of it\.$"
+      assert_line --regexp "^- Local disk baseline \(\`localdisk\`\): [0-9.]+ (MB/s|IOPS) .*; Samba reaches [0-9]+ % of it\.$"
     fi
   done
   [[ -s $W_RUN/raw/localdisk.randread.fio.json && -s $W_RUN/raw/localdisk.seqwrite.evidence.json ]]

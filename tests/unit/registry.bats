@@ -8,10 +8,7 @@
 
 # 'METRIC FILE' pairs: product files that still name a metric, to be moved into the metric's own
 # files (the report's localdisk notes, test-samba-run's help example, ...)
-DEBT='concurrency lib/format.jq
-localdisk lib/compare.jq
-localdisk lib/report.jq
-randwrite libexec/test-samba-run
+DEBT='randwrite libexec/test-samba-run
 seqwrite libexec/test-samba-run'
 
 # Names that are ordinary words of the kit's prose and keys (a login, the cpu, memory, errors,
