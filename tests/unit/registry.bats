@@ -7,9 +7,8 @@
 # line out: the debt was paid). No root, no server.
 
 # 'METRIC FILE' pairs: product files that still name a metric, to be moved into the metric's own
-# files (the report's localdisk notes, test-samba-run's help example, ...)
-DEBT='randwrite libexec/test-samba-run
-seqwrite libexec/test-samba-run'
+# files (none left: the last, test-samba-run's help example, was paid on 2026-12-07)
+DEBT=''
 
 # Names that are ordinary words of the kit's prose and keys (a login, the cpu, memory, errors,
 # latency) cannot be told from a use by a word search; their verdict and report tests read the
