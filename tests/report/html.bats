@@ -153,6 +153,7 @@ probe_lines() {
     # a meaningful difference: more than 0.2 % of the pixels (a changed line of text or chart)
     n=$(png_differ "$shot" "$doc")
     limit=$(($(identify -format '%w*%h' "$shot") / 500))
+    echo "# docs/${doc##*/}: $n pixels differ (at most $limit)" >&3
     ((n <= limit)) || fail "docs/${doc##*/} is stale: $n pixels differ from the page this test renders (at most $limit); KIT_SCREENSHOTS=update bats tests/report/html.bats"
   done
 }
