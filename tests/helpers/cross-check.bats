@@ -78,15 +78,10 @@ teardown() {
   wire_stop 2>/dev/null || true
 }
 
-# settle: wait (30 s at most: a busy machine) until the smbd children of earlier connections
-# have exited and been reaped; their profile counters and CPU are in once they are gone
+# settle: no connection child of an earlier test is left (helpers_smbd_settle)
 settle() {
-  common_wait_until 30 0.05 no_conn_children ||
-    fail "smbd children still there after 30 s: $(helpers_smbd_conn_children "$SMBD_DIR" | tr '\n' ' ')"
-}
-
-no_conn_children() {
-  [[ -z $(helpers_smbd_conn_children "$SMBD_DIR") ]]
+  local msg
+  msg=$(helpers_smbd_settle "$SMBD_DIR" 2>&1) || fail "$msg"
 }
 
 # need_profile: skip unless this smbd keeps SMB2 counters (built WITH_PROFILE, level on)

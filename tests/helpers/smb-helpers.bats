@@ -56,20 +56,15 @@ profile() {
   smbstatus -s "$SMBD_CONF" -P | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
-# settle: wait (30 s at most: a busy machine) until the smbd children of earlier connections
-# have exited and been reaped; their counters are in the profile once they are gone
+# settle: no connection child of an earlier test is left (helpers_smbd_settle)
 settle() {
-  common_wait_until 30 0.05 no_conn_children ||
-    fail "smbd children still there after 30 s: $(helpers_smbd_conn_children "$SMBD_DIR" | tr '\n' ' ')"
+  local msg
+  msg=$(helpers_smbd_settle "$SMBD_DIR" 2>&1) || fail "$msg"
 }
 
 # listening PORT: something listens on TCP PORT
 listening() {
   ss -Hltn "sport = :$1" | grep -q .
-}
-
-no_conn_children() {
-  [[ -z $(helpers_smbd_conn_children "$SMBD_DIR") ]]
 }
 
 # tcons_since T0 N: smbd counted at least N tree connects since the count T0

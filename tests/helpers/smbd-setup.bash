@@ -7,6 +7,7 @@
 #   helpers_smbd_pid DIR          main smbd PID
 #   helpers_smbd_conn_children DIR  its per-connection children
 #   helpers_smbd_serving DIR PORT PID  the children serving PID's connections to PORT
+#   helpers_smbd_settle DIR       waits (30 s at most) until no connection child is left
 #   helpers_smbd_stop DIR         stops it (TERM, then KILL after 10 s)
 #
 # smbd runs in a UTS namespace of its own whose host name is 'localhost': every smbd child
@@ -115,6 +116,21 @@ helpers_smbd_serving() { # <dir> <port> <client pid>
       [[ $(ps -o ppid= -p "$p" 2>/dev/null) -eq $main ]] && echo "$p"
     done
   return 0
+}
+
+# helpers_smbd_settle DIR: wait (30 s at most: a busy machine) until the smbd children of
+# earlier connections have exited and been reaped: their profile counters and CPU are in once
+# they are gone, and a child found next serves a connection made after this. Fails naming the
+# children left.
+helpers_smbd_settle() { # <dir>
+  local i left
+  for ((i = 0; i < 600; i++)); do
+    left=$(helpers_smbd_conn_children "$1") || return 1
+    [[ -z $left ]] && return 0
+    sleep 0.05
+  done
+  echo "smbd children still there after 30 s: $(tr '\n' ' ' <<<"$left")" >&2
+  return 1
 }
 
 helpers_smbd_stop() { # <dir>
