@@ -70,22 +70,33 @@ redirect_whose() {
   esac
 }
 
-# redirect_check: die when NFT_TABLE names a table that exists and is not the kit's, or when a
-# program serves CLIENT_ADDR:445 (see redirect_check_client).
+# redirect_check: die when NFT_TABLE names a table that exists and is not the kit's, when a
+# program serves CLIENT_ADDR:445 (see redirect_check_client), or when another table already
+# catches CLIENT_ADDR:445 or (with client hosts) CLIENT_HOSTS_SERVER_ADDR:445.
 redirect_check() {
   redirect_check_client
-  local st other
+  local st
   common_have nft || return 0
   st=$(redirect_table_state "$NFT_TABLE") || st=''
   [[ $st != foreign ]] ||
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which exists and is not the kit's (no kit comment): set NFT_TABLE to a new name"
   [[ -z $st || $st == kit ]] ||
     die "setting 'NFT_TABLE' names the nftables table 'ip $NFT_TABLE', which is $(redirect_whose "$st"): set NFT_TABLE to a new name"
-  # another table that redirects CLIENT_ADDR:445 (this kit's own under an earlier NFT_TABLE is fine)
+  redirect_check_other CLIENT_ADDR "$CLIENT_ADDR" "use another loopback address"
+  if clienthosts_on; then
+    redirect_check_other CLIENT_HOSTS_SERVER_ADDR "$CLIENT_HOSTS_SERVER_ADDR" "use another address of this host"
+  fi
+}
+
+# redirect_check_other KEY ADDR ADVICE: die naming setting KEY when a table other than the
+# kit's (this kit's own under an earlier NFT_TABLE is fine) already has a rule for ADDR port 445
+# (in any chain: output for this machine's clients, prerouting for the client hosts').
+redirect_check_other() {
+  local other
   while read -r other; do
     [[ $other == "ip "* && $(redirect_table_state "${other#ip }") == kit ]] && continue
-    die "setting 'CLIENT_ADDR' has bad value '$CLIENT_ADDR': the nftables table '$other' already redirects its port 445 (another kit's, or the host's): use another loopback address"
-  done < <(redirect_nft list ruleset 2>/dev/null | awk -v t="ip $NFT_TABLE" -v a="ip daddr $CLIENT_ADDR tcp dport 445 " '
+    die "setting '$1' has bad value '$2': the nftables table '$other' already redirects its port 445 (another kit's, or the host's): $3"
+  done < <(redirect_nft list ruleset 2>/dev/null | awk -v t="ip $NFT_TABLE" -v a="ip daddr $2 tcp dport 445 " '
     /^table / { name = $2 " " $3 } index($0, a) && name != t && !seen[name]++ { print name }')
 }
 

@@ -98,6 +98,23 @@ s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
   ch_nothing_changed
 }
 
+@test "another nftables table that already redirects the test address's port 445: refused naming it, nothing changed" {
+  local t=${NETNS_TAG}x
+  nft -f - <<NFT
+table ip $t {
+  chain prerouting {
+    type nat hook prerouting priority -100; policy accept;
+    ip daddr $NETNS_ADDR tcp dport 445 dnat to $NETNS_ADDR:4999
+  }
+}
+NFT
+  run "$KIT_ROOT/start-samba.sh"
+  nft delete table ip "$t"
+  assert_failure 1
+  assert_output "error: setting 'CLIENT_HOSTS_SERVER_ADDR' has bad value '$NETNS_ADDR': the nftables table 'ip $t' already redirects its port 445 (another kit's, or the host's): use another address of this host"
+  ch_nothing_changed
+}
+
 @test "start: smbd on the test address for the client hosts only, the prerouting rule, helpers on each host" {
   private_kit_start || fail "start failed"
   local conf addrs h
