@@ -145,6 +145,7 @@ main() {
   log "login: works through $KIT_UNC (port 445)"
   clienthosts_remove
   clienthosts_deploy
+  clienthosts_fio_start
 
   mount_up
   state_set KIT_STARTED_AT "$(date -u +%FT%TZ)"

@@ -101,8 +101,9 @@ clienthosts_check_local() {
     die "setting 'CLIENT_HOSTS_SERVER_ADDR' has bad value '$a': port 445 there is served by another program ($(awk '{ print $4, $6 }' <<<"$line")), whose clients the redirect would take"
 }
 
-# clienthosts_probe HOST: print HOST's 'arch=', 'lib=yes|no' (libsmbclient) and 'src=' (its
-# address toward CLIENT_HOSTS_SERVER_ADDR) lines; 1 when it does not answer in time.
+# clienthosts_probe HOST: print HOST's 'arch=', 'lib=yes|no' (libsmbclient), 'src=' (its
+# address toward CLIENT_HOSTS_SERVER_ADDR), 'fio=' (its 'fio --version', empty without fio) and
+# 'cifs=yes|no' (the kernel cifs client, loaded or as a module) lines; 1 when it does not answer.
 clienthosts_probe() {
   clienthosts_sh "$CLIENTHOSTS_TIMEOUT" "$1" sh -s -- "$CLIENT_HOSTS_SERVER_ADDR" <<'SH'
 echo "arch=$(uname -m)"
@@ -112,14 +113,18 @@ else
   echo lib=no
 fi
 echo "src=$(ip -4 route get "$1" 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p' | head -n 1)"
+echo "fio=$(fio --version 2>/dev/null | head -n 1)"
+if grep -qw cifs /proc/filesystems 2>/dev/null || modprobe -nq cifs 2>/dev/null; then echo cifs=yes; else echo cifs=no; fi
 SH
 }
 
 # clienthosts_preflight: every check before anything changes; sets CLIENTHOSTS_ALLOW (the
-# client hosts' addresses toward the server, for 'hosts allow'). Dies naming the host.
+# client hosts' addresses toward the server, for 'hosts allow'), CLIENTHOSTS_FIO ('HOST=fio
+# version ...', lib/clienthosts-fio.sh) and CLIENTHOSTS_CIFS ('HOST=ADDR,yes|no ...': its
+# address and kernel cifs client). Dies naming the host.
 clienthosts_preflight() {
-  local host out arch lib src here
-  CLIENTHOSTS_ALLOW=''
+  local host out arch lib src here fio
+  CLIENTHOSTS_ALLOW='' CLIENTHOSTS_FIO='' CLIENTHOSTS_CIFS=''
   clienthosts_on || return 0
   clienthosts_check_local
   here=$(uname -m)
@@ -132,7 +137,10 @@ clienthosts_preflight() {
     [[ $lib == yes ]] || die "client host '$host' has no libsmbclient (package libsmbclient): the helpers need it"
     settings_ipv4_number "$src" >/dev/null ||
       die "client host '$host' has no route to '$CLIENT_HOSTS_SERVER_ADDR' (or no 'ip' command)"
-    CLIENTHOSTS_ALLOW+=" $src"
+    fio=$(sed -n 's/^fio=//p' <<<"$out")
+    clienthosts_fio_check "$host" "$fio"
+    CLIENTHOSTS_ALLOW+=" $src" CLIENTHOSTS_FIO+=" $host=${fio// /_}"
+    CLIENTHOSTS_CIFS+=" $host=$src,$(sed -n 's/^cifs=//p' <<<"$out")"
   done
   CLIENTHOSTS_ALLOW=${CLIENTHOSTS_ALLOW# }
 }
@@ -217,5 +225,9 @@ clienthosts_remove() {
     fi
   done
   if [[ -n ${KIT_CLIENT_DIRS:-} ]]; then state_set KIT_CLIENT_DIRS ''; fi
-  KIT_CLIENT_DIRS=''
+  if [[ -n ${KIT_CLIENT_FIO:-} ]]; then state_set KIT_CLIENT_FIO ''; fi
+  KIT_CLIENT_DIRS='' KIT_CLIENT_FIO=''
 }
+
+# shellcheck source=lib/clienthosts-fio.sh
+source "${BASH_SOURCE[0]%/*}/clienthosts-fio.sh"

@@ -3,8 +3,13 @@
 # drop. Sourced; functions only. Needs lib/child.sh and lib/measure.sh; the verdicts' side of fio
 # is lib/fio.jq.
 
-# fio_skip_reason: print why fio metrics cannot run here (nothing and 1 when they can).
+# fio_skip_reason: print why fio metrics cannot run here (nothing and 1 when they can); with
+# client hosts, why they cannot run from them (lib/clienthosts-fio.sh).
 fio_skip_reason() {
+  if clienthosts_on; then
+    clienthosts_fio_skip_reason
+    return
+  fi
   if ! mount_options_now >/dev/null 2>&1; then
     local why="the share is not mounted at $MOUNT_POINT"
     printf '%s\n' "${KIT_MOUNT_SKIP:-$why}"

@@ -115,6 +115,31 @@ NFT
   ch_nothing_changed
 }
 
+@test "a client host with another fio version, or none: refused in one line naming the host (and both versions), nothing changed" {
+  local h2=${NETNS_HOSTS##* } here
+  here=$(fio --version)
+  # fio's client/server protocol changes nearly every release, and a second fio version cannot
+  # be installed here: host 2's remote shell finds a stand-in fio first on its PATH
+  mkdir -p "$BATS_TEST_TMPDIR/stub"
+  cat >"$BATS_TEST_TMPDIR/shell" <<SH
+#!/bin/sh
+if [ "\$1" = "$h2" ]; then PATH=$BATS_TEST_TMPDIR/stub:\$PATH; export PATH; fi
+exec ip netns exec "\$@"
+SH
+  chmod +x "$BATS_TEST_TMPDIR/shell"
+  printf '#!/bin/sh\necho fio-3.1-kit-test\n' >"$BATS_TEST_TMPDIR/stub/fio"
+  chmod +x "$BATS_TEST_TMPDIR/stub/fio"
+  CLIENT_SHELL=$BATS_TEST_TMPDIR/shell run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_output "error: client host '$h2' has fio-3.1-kit-test, this host $here: fio's client/server protocol differs between versions; install $here there"
+  ch_nothing_changed
+  printf '#!/bin/sh\nexit 127\n' >"$BATS_TEST_TMPDIR/stub/fio"
+  CLIENT_SHELL=$BATS_TEST_TMPDIR/shell run "$KIT_ROOT/start-samba.sh"
+  assert_failure 1
+  assert_output "error: client host '$h2' has no fio (package fio): the fio metrics run there through fio's client/server mode"
+  ch_nothing_changed
+}
+
 @test "start: smbd on the test address for the client hosts only, the prerouting rule, helpers on each host" {
   private_kit_start || fail "start failed"
   local conf addrs h
@@ -236,6 +261,16 @@ NFT
   assert_output "1 4"$'\t'"$h1 2, $h2 2"$'\t'true
   jq -r '"# concurrency: " + ([.details.steps[] | "\(.clients) clients \(.iops | round) IOPS p99 \(.p99_ms) ms"] | join(", "))
     + "; count check \(.details.count_check.client) = \(.details.count_check.server)"' "$run_dir/metrics/concurrency.json" >&3
+}
+
+@test "the fio metrics from client hosts without the kernel cifs client: SKIP naming the host, never a number" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  ! grep -qw cifs /proc/filesystems && ! modprobe -nq cifs 2>/dev/null || skip "this kernel has cifs (the guest test runs fio from client hosts)"
+  run "$KIT_ROOT/test-samba.sh" seqread
+  local run_dir
+  run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  run jq -r '[.status, (.value | tostring), .why] | @tsv' "$run_dir/metrics/seqread.json"
+  assert_output "SKIP"$'\t'"null"$'\t'"client host '${NETNS_HOSTS%% *}' has no kernel cifs client: the fio metrics run on each client host's cifs mount of the share"
 }
 
 @test "stop and cleanup remove the kit's folders from every client host, and the table" {
