@@ -191,7 +191,8 @@ clienthosts_deploy() {
 
 # clienthosts_remove_script: the script a client host runs (sh -s -- STATE_DIR DIR...) to
 # remove the given folders and its temp folder's '$CLIENTHOSTS_PREFIX.*' that carry this kit's
-# mark (an unmarked one only when empty: a copy that failed half-way); prints what it removed.
+# mark (an unmarked one only when empty: a copy that failed half-way), their fio server and
+# mount first (clienthosts_fio_remove_part); prints what it removed.
 clienthosts_remove_script() {
   cat <<SH
 mark="$CLIENTHOSTS_MARK \$1"
@@ -199,7 +200,8 @@ shift
 for d in "\$@" "\${TMPDIR:-/tmp}"/$CLIENTHOSTS_PREFIX.*; do
   [ -d "\$d" ] && [ ! -L "\$d" ] || continue
   if [ "\$(cat "\$d/.$CLIENTHOSTS_PREFIX" 2>/dev/null)" = "\$mark" ]; then
-    rm -rf -- "\$d" && echo "\$d"
+$(clienthosts_fio_remove_part)
+    rm -rf --one-file-system -- "\$d" && echo "\$d"
   else
     rmdir -- "\$d" 2>/dev/null && echo "\$d"
   fi

@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # Client hosts (issue 23), tried with two network namespaces on 198.18.0.0/15
 # (tests/test_helper/netns.bash, remote shell `ip netns exec`): refusals before anything
-# changes, then start (smbd also on the test address, hosts allow, the kit's prerouting rule,
-# helpers and credentials on each host), the login, metadata, memory and concurrency metrics
-# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum), and cleanup leaving
-# nothing on any host.
+# changes (another fio version, a foreign rule on the test address), then start (smbd also on
+# the test address, hosts allow, the kit's prerouting rule, helpers, credentials and a fio server
+# bound to its own address on each host), the fio metrics' SKIP without cifs, the login, metadata, memory and concurrency metrics
+# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum), and
+# stop and cleanup leaving nothing on any host.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -118,17 +119,15 @@ NFT
 @test "a client host with another fio version, or none: refused in one line naming the host (and both versions), nothing changed" {
   local h2=${NETNS_HOSTS##* } here
   here=$(fio --version)
-  # fio's client/server protocol changes nearly every release, and a second fio version cannot
-  # be installed here: host 2's remote shell finds a stand-in fio first on its PATH
+  # a second fio version cannot be installed here: host 2's shell finds a stand-in fio first
   mkdir -p "$BATS_TEST_TMPDIR/stub"
   cat >"$BATS_TEST_TMPDIR/shell" <<SH
 #!/bin/sh
 if [ "\$1" = "$h2" ]; then PATH=$BATS_TEST_TMPDIR/stub:\$PATH; export PATH; fi
 exec ip netns exec "\$@"
 SH
-  chmod +x "$BATS_TEST_TMPDIR/shell"
   printf '#!/bin/sh\necho fio-3.1-kit-test\n' >"$BATS_TEST_TMPDIR/stub/fio"
-  chmod +x "$BATS_TEST_TMPDIR/stub/fio"
+  chmod +x "$BATS_TEST_TMPDIR/shell" "$BATS_TEST_TMPDIR/stub/fio"
   CLIENT_SHELL=$BATS_TEST_TMPDIR/shell run "$KIT_ROOT/start-samba.sh"
   assert_failure 1
   assert_output "error: client host '$h2' has fio-3.1-kit-test, this host $here: fio's client/server protocol differs between versions; install $here there"
@@ -157,6 +156,14 @@ SH
   done
   run grep -c "client host '.*': helpers in" "$PK_ROOT/start.log"
   assert_output 2
+  # fio's server on each host, bound to that host's own address only (it has no authentication)
+  local i=1
+  for h in $NETNS_HOSTS; do
+    i=$((i + 1))
+    run ip netns exec "$h" ss -Hltnp 'sport = :8765'
+    assert_output --regexp "^LISTEN .* ${NETNS_ADDR%.1}\.$i:8765 .*\"fio\""
+    [[ ${#lines[@]} -eq 1 ]] || fail "host $h: more than one listener: $output"
+  done
   # a machine on the test network that is not a client host is refused by smbd (hosts allow).
   # smbclient, not smb-wait-login: libsmbclient ends the helpers' login on a denied connection
   # with EINVAL, which smb_login (helpers/smbctx.c) takes for success (found here; not fixed yet)
@@ -273,10 +280,19 @@ SH
   assert_output "SKIP"$'\t'"null"$'\t'"client host '${NETNS_HOSTS%% *}' has no kernel cifs client: the fio metrics run on each client host's cifs mount of the share"
 }
 
-@test "stop and cleanup remove the kit's folders from every client host, and the table" {
+@test "stop and cleanup stop the fio servers and remove the kit's folders from every client host, and the table" {
   [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  pgrep -f -- "--daemonize=/tmp/samba-perf-test-client\\." >/dev/null || fail "no fio server ran before the stop"
+  run "$KIT_ROOT/stop-samba.sh"
+  assert_success
+  assert_output --partial ": removed fio server (pid "
+  [[ -z $(ch_kit_dirs) ]] || fail "left on the client hosts by stop: $(ch_kit_dirs)"
+  ! pgrep -af -- "--daemonize=/tmp/samba-perf-test-client\\." || fail "a fio server of the kit still runs after stop"
+  private_kit_start || fail "the second start failed"
+  pgrep -f -- "--daemonize=/tmp/samba-perf-test-client\\." >/dev/null || fail "no fio server after the second start"
   run "$KIT_ROOT/test-samba.sh" cleanup
   assert_success
+  ! pgrep -af -- "--daemonize=/tmp/samba-perf-test-client\\." || fail "a fio server of the kit still runs after cleanup"
   [[ -z $(ch_kit_dirs) ]] || fail "left on the client hosts: $(ch_kit_dirs)"
   ! nft list table ip "$PK_TABLE" >/dev/null 2>&1 || fail "table left"
   [[ -z $(ls -d /tmp/samba-perf-test-client.* 2>/dev/null) ]] || fail "client folders left: $(ls -d /tmp/samba-perf-test-client.*)"
