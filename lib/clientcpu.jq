@@ -1,6 +1,7 @@
 # lib/clientcpu.jq: client CPU against server CPU for one measured run, and the "small machine"
 # warning made from those measurements. Definitions only:
 #   jq -L "$KIT_ROOT/lib" 'include "clientcpu"; ...'
+include "format";
 
 # The thresholds of the warnings, as shares of the whole machine (all its cores):
 #   busy    the machine counts as short of CPU when everything on it used at least this much
@@ -62,5 +63,6 @@ def clientcpu_warnings($what):
 def clientcpu_line:
   if .available != true then "client/server CPU: not available (\(.reason // "no data"))"
   else
-    "client \(.client.cores | clientcpu_r1) cores (\(.client.share * 100 | round) %), smbd \(.server.cores | clientcpu_r1) cores (\(.server.share * 100 | round) %), others \(.others.cores | clientcpu_r1), of \(.nproc) cores over \(.wall_s | clientcpu_r1) s"
+    (.client.cores | clientcpu_r1) as $c | (.server.cores | clientcpu_r1) as $s
+    | "client \($c) \("cores" | unit_at($c)) (\(.client.share * 100 | round) %), smbd \($s) \("cores" | unit_at($s)) (\(.server.share * 100 | round) %), others \(.others.cores | clientcpu_r1), of \(.nproc) cores over \(.wall_s | clientcpu_r1) s"
   end;

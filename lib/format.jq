@@ -11,6 +11,14 @@ def num:
   else (. * 1000 | round) / 1000 | tostring
   end;
 
+# unit_at($v): a unit (the input) as it reads after the number $v (or the text a number was
+# written as): a unit of words is singular at 1 ("1 login/s", "1 client", "1 local job"), one of
+# symbols stays as it is ("1 ms", "1 MB/s", "1 IOPS").
+def unit_at($v):
+  if ($v | if type == "number" then num else tostring end) == "1"
+  then sub("^(?<w>(?:[a-z]+ )*[a-z]{2,}[a-rt-z])s(?<r>(?:/s)?)$"; "\(.w)\(.r)")
+  else . end;
+
 # signed: a number as num writes it, with its sign: "+3.14", "−24.4" (a minus sign), "±0" where
 # num writes 0. A change in % in compare.md and on compare's charts.
 def signed: num as $s | if ($s | tonumber) == 0 then "±0" elif . > 0 then "+\($s)" else "−\($s | ltrimstr("-"))" end;
@@ -38,14 +46,14 @@ def op_sign: if . == ">=" then "≥" elif . == "<=" then "≤" else (. // "") en
 def target_text:
   if .target_text then .target_text
   elif .target == null then "—"
-  else "\(.target_op | op_sign) \(.target | num) \(.unit // "")"
+  else .target as $t | "\(.target_op | op_sign) \($t | num) \(.unit // "" | unit_at($t))"
   end;
 
 # result_text: a metric object's result ("412 logins/s", or — when nothing was measured); with
 # two or more measured repeats the median and "(range min–max, n=N)".
 def result_text:
   if .status == "SKIP" or .value == null then "—"
-  else "\(.value | num) \(.unit // "")"
+  else .value as $v | "\($v | num) \(.unit // "" | unit_at($v))"
     + (if (.spread.n // 0) > 1 then " (range \(.spread.min | num)–\(.spread.max | num), n=\(.spread.n))" else "" end)
   end;
 

@@ -47,7 +47,7 @@ def per_s_figures:
 # above 20 ms)", or "repeat 2: its why" when it measured nothing.
 def repeat_text($unit):
   "repeat \(.k): "
-  + (if (.o.value | type) == "number" then "\(.o.value | num) \($unit // "")" + (if (.o.why // "") != "" then " (\(.o.why))" else "" end)
+  + (if (.o.value | type) == "number" then .o.value as $v | "\($v | num) \($unit // "" | unit_at($v))" + (if (.o.why // "") != "" then " (\(.o.why))" else "" end)
      else (.o.why // "nothing was measured") end);
 
 # charts_merge($rk; $rep): the median repeat's charts (lib/series.jq) with every repeat's series
@@ -104,10 +104,10 @@ def combine($per_s):
                elif $zero and ($failed | length) > 0 then [$failed[] | repeat_text($first.unit)] | join("; ")
                elif $med == null then ([$rk[] | select((.o.why // "") != "") | "repeat \(.k): \(.o.why)"][0] // "nothing was measured")
                elif $rep.o.status == "FAIL" and ($rep.o.why // "") != "" then
-                 "repeat \($rep.k) (the median, \($med | num) \($first.unit // "")): \($rep.o.why)"
+                 "repeat \($rep.k) (the median, \($med | num) \($first.unit // "" | unit_at($med))): \($rep.o.why)"
                  + (if $on_median == "PASS" then " (\($failed | length) of \($r | length) repeats failed)" else "" end)
                elif $on_median == "FAIL" then
-                 "the median \($med | num) \($first.unit // "") (repeat \($rep.k)) is on the wrong side of the target"
+                 "the median \($med | num) \($first.unit // "" | unit_at($med)) (repeat \($rep.k)) is on the wrong side of the target"
                else "\($failed | length) of \($r | length) repeats failed; the median one, repeat \($rep.k), passed: "
                  + ([$failed[] | repeat_text($first.unit)] | join("; ")) end),
          details: (($rep.o.details // {})
@@ -129,7 +129,8 @@ def combine($per_s):
 # ($d: [{repeat, reason, replaced[, tag, kept]}], other processes took CPU during them): the
 # records in details.disturbed, a note for each repeat measured again ("repeat 2 measured
 # again: other processes used 1.2 of 2 cores during login"), and a warning when the verdict
-# still rests on a disturbed repeat (the extra measurements were used up, or it was disturbed again).
+# still rests on a disturbed repeat (the extra measurements were used up, or it was disturbed
+# again), its repeats' reasons merged into one ("used 1.1–1.3 of 2 cores during login").
 def disturbed_mark($d):
   if ($d | length) == 0 then .
   else ($d | sort_by(.repeat)) as $d
@@ -139,5 +140,5 @@ def disturbed_mark($d):
         + [$d[] | select(.replaced) | "repeat \(.repeat) measured again: \(.reason) (the first measurement is in raw/ with '\(.tag)' in its files' names)"])
     | .warnings = ((.warnings // [])
         + if ($kept | length) == 0 then []
-          else ["the verdict rests on disturbed repeat\(if ($kept | length) > 1 then "s" else "" end) \($kept | map(.repeat | tostring) | join(", ")) (\($kept | map(.reason) | unique | join("; "))): measured again at most once each and at most REPEAT extra measurements a run"] end)
+          else ["the verdict rests on disturbed repeat\(if ($kept | length) > 1 then "s" else "" end) \($kept | map(.repeat | tostring) | join(", ")) (\($kept | map(.reason) | warnings_merge("repeats") | map(sub(" \\(in [0-9]+ repeats\\)$"; "")) | join("; "))): measured again at most once each and at most REPEAT extra measurements a run"] end)
   end;

@@ -215,7 +215,7 @@ repeat_collect() {
     [[ -n $line ]] || continue
     IFS=$'\t' read -r status text _ <<<"$line"
     printf '%s\n' "${line##*$'\t'}" >"$RUN_DIR/metrics/$row.json"
-    log "      $row, $last repeat(s): $(results_status_colour "$status") $text"
+    log "      $row, $last repeat$( ((last == 1)) || printf s): $(results_status_colour "$status") $text"
   done
   for d in "${dirs[@]}"; do
     repeat_move_raw "$RUN_DIR/$d/raw" "${d#.repeat.}" "$RUN_DIR/raw"

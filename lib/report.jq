@@ -63,12 +63,22 @@ def table($l):
     ("|" + ($cols | map("---") | join("|")) + "|"),
     (.[] | . as $row | "| " + ($cols | map($row[.] | show($l) | cell) | join(" | ")) + " |");
 
+# remarks_once($seen): a reason (the input) without each remark in parentheses that was said
+# before: one of the same shape (its numbers and plurals aside) in $seen, or earlier in the text
+# (each repeat of a failed login quotes the same Little's-law remark). Output: {text, seen}, seen
+# with the shapes of the remarks kept.
+def remark_shape: gsub("[0-9]+(?:\\.[0-9]+)?"; "#") | gsub("(?<w>[a-z]{2,}[a-rt-z])s\\b"; "\(.w)");
+def remarks_once($seen):
+  reduce ([scan(" \\((?:[^()]|\\([^()]*\\))*\\)")][]) as $r ({text: ., seen: $seen};
+    ($r | remark_shape) as $sh
+    | if (.seen | index([$sh])) then .text |= (split($r) | join("")) else .seen += [$sh] end);
+
 # The detail block of one metric: every detail but the ones shown elsewhere (notes, the server
 # view, the chart a verdict declares) and the labels the metric gives its keys (details.labels).
 # The figures that moved between repeats (details.figures, every number of the details) stay in
 # results.json: the report says how many and where.
 def details_md:
-  .metric as $m
+  .metric as $m | (.why // "") as $why
   | (.details // {}) | (.labels // {}) as $l
   | [to_entries[] | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)] as $e
   | ([$e[] | select(.key != "repeats" and .key != "disturbed" and
@@ -77,8 +87,13 @@ def details_md:
     (($e[] | select(.key == "repeats" and (.value | type) == "array")) as $rep
      # one line: each repeat's figure and verdict, the why of a failed one, and how many further
      # figures moved between the repeats (they stay in results.json)
+     # (a remark the verdict's reason or an earlier repeat made is not made again)
      | (.figures // []) as $fig
-     | "- repeats: \($rep.value | map("\(.repeat): \(.value | show($l))\(if .status != "PASS" then " \(.status)\(if (.why // "") != "" then " (\(.why))" else "" end)" else "" end)") | join("; "))"
+     | "- repeats: \(reduce $rep.value[] as $k ({seen: ($why | remarks_once([]) | .seen), out: []};
+           (.seen as $s | (($k.why // "") | remarks_once($s)) as $o
+            | .seen = $o.seen
+            | .out += ["\($k.repeat): \($k.value | show($l))\(if $k.status != "PASS" then " \($k.status)\(if $o.text != "" then " (\($o.text))" else "" end)" else "" end)"]))
+         | .out | join("; "))"
        + (if ($fig | length) > 0 then
             "; \($fig | length) further figure\(if ($fig | length) > 1 then "s" else "" end) moved between them (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
           else "" end)),
@@ -162,7 +177,7 @@ def verdict_md($c):
    else empty end),
   "## The run",
   "",
-  "| | |",
+  "| Fact | This run |",
   "|---|---|",
   "| When | \($run.started_at // "?") to \($run.finished_at // "?") (\($run.wall_s // null | show) s) |",
   "| Host | \($s.host // "?"): \($s.cpus // "?") CPUs, \(($s.ram_mb // null) | show) MB RAM, kernel \($s.kernel // "?") |",
@@ -213,7 +228,7 @@ def verdict_md($c):
     ([details_md] as $dm
      | ([$dm[] | select(startswith("- "))] | length) as $nl
      | (["- **\($x.status)**: \(result_text) (target \(target_text))"
-          + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why)." else "." end)
+          + (if ($x.why // "") != "" and $x.status != "PASS" then ": \($x.why | remarks_once([]) | .text)." else "." end)
           + (if ($x.elapsed_s // 0) > 0 then " Measured in \($x.elapsed_s) s." else "" end)
           + ($a.what // "" | first_sentence | if . != "" then " *\(.)*" else "" end)]
         + $dm[:$nl]

@@ -171,9 +171,9 @@ def sv_brief_md($metric):
   elif (.commands | length) == 0 then "smbd counted no SMB2 command during this run"
   else
     (if .of then "of \(.of): " else "" end)
-    + (.commands[:sv_brief] | map(if .share == null then "\(.command) (\(.calls) calls)"
-        else "\(.command) \(.share | profile_pct) (\(.calls) calls, \(.mean_us | profile_us) each)" end) | join(", "))
-    + "; \(.connects) connects"
+    + (.commands[:sv_brief] | map(.calls as $c | if .share == null then "\(.command) (\($c) \("calls" | unit_at($c)))"
+        else "\(.command) \(.share | profile_pct) (\($c) \("calls" | unit_at($c)), \(.mean_us | profile_us) each)" end) | join(", "))
+    + (.connects as $n | "; \($n) \("connects" | unit_at($n))")
     + (if .measurements > 1 then " (\(.measurements) measurements added up)" else "" end)
     + (if .level == "count" then "; smbd profiling level = count: calls only, no times" else "" end)
     + (if (.commands | length) > sv_brief then "; all \(.commands | length) commands: `results.json` `.metrics.\($metric).details.server.commands`" else "" end)

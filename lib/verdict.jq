@@ -158,9 +158,10 @@ def closed_loop_why($n; $who; $rate; $unit; $pct; $max_ms):
   if $n == null or $rate == null or $max_ms == null or $n <= 0 or $rate <= 0 or $max_ms <= 0 then null
   else ($n / $rate * 1000) as $mean
     | if $mean <= $max_ms then null
-      else "\($pct) ≤ \($max_ms | num) ms cannot be met by construction at \($rate | num) \($unit): \($n) \($who) each waiting for its own request average \($n) / \($rate | num) = \($mean | num) ms (Little's law); \($n) \($who) need over \($n * 1000 / $max_ms | round | num) \($unit), so "
+      else ($n * 1000 / $max_ms | round) as $need
+        | "\($pct) ≤ \($max_ms | num) ms cannot be met by construction at \($rate | num) \($unit | unit_at($rate)): \($n) \($who | unit_at($n)) each waiting for its own request average \($n) / \($rate | num) = \($mean | num) ms (Little's law); \($n) \($who | unit_at($n)) need over \($need | num) \($unit | unit_at($need)), so "
         + (($rate * $max_ms / 1000 | floor) as $most
-           | if $most >= 1 then "at this rate at most \($most) \($who) would meet it, or a faster or larger host"
+           | if $most >= 1 then "at this rate at most \($most) \($who | unit_at($most)) would meet it, or a faster or larger host"
              else "at this rate not even one would: a faster or larger host" end)
       end
   end;

@@ -73,7 +73,7 @@ def verdict:
            view_of: ("the step of \($rest) client\(if $rest == 1 then "" else "s" end) alone, the one the verdict rests on ("
              + (if $bad and $rest == $bad.clients then "the first that did not keep up" else "the largest that kept up" end) + ")"),
            why: (if judge($best; ">="; $t) == "PASS" then ""
-                 elif $bad then "the step of \($bad.clients) client(s) did not keep up: \($bad.why)"
+                 elif $bad then "the step of \($bad.clients) \("clients" | unit_at($bad.clients)) did not keep up: \($bad.why)"
                  else "the largest step tried (\($rows[-1].clients)) is below the target \($t)" end),
            details: {steps: $rows, p99_max_ms: setting("TARGET_LATENCY_P99_MAX_MS"), notes: (["A step keeps up when every client connected, no request failed and p99 <= \(setting("TARGET_LATENCY_P99_MAX_MS")) ms.", "Each step starts once the smbd processes are back to their number before the first step (the step before's clients have left), so its CPU is its own."]
              + (if any($rows[]; .client_hosts != null) then ["With client hosts each step's clients are split over them (client_hosts: each host's connected clients); rates add, latency from the merged histograms; jain: Jain's index of the hosts' rates."] else [] end)

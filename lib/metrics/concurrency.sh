@@ -44,7 +44,7 @@ concurrency_measure() {
         "$h" -A "$KIT_CREDENTIALS" -c "$level" -d "$DURATION" -b 4096 "${cpu[@]}" "$KIT_UNC/fio/data.0" || true
     fi
     line=$(results_jq concurrency "step_line($level)" "concurrency.$level") || line="stop"
-    log "      step of $level client(s): ${line#*$'\t'}"
+    log "      step of $level client$( ((level == 1)) || printf s): ${line#*$'\t'}"
     [[ ${line%%$'\t'*} == go ]] || break
   done
 }

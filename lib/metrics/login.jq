@@ -25,7 +25,7 @@ def verdict:
         ($f.rate_per_s // 0) as $rate | ($f.lat_ms.p95 // null) as $p95 | ($f.errors // 0) as $err
         | ($f.ops // 0) as $ops | setting("TARGET_LOGIN_RATE_MIN") as $t | setting("TARGET_LOGIN_P95_MAX_MS") as $pt
         | [(if $f.ok != true then "the login test failed: \($f.error // $f.first_error // "unknown error")" else empty end),
-           (if judge($rate; ">="; $t) == "FAIL" then "\($rate | num) logins/s is below \($t)" else empty end),
+           (if judge($rate; ">="; $t) == "FAIL" then "\($rate | num) \("logins/s" | unit_at($rate)) is below \($t)" else empty end),
            (if judge($p95; "<="; $pt) == "FAIL" then "p95 \($p95 // 0 | num) ms is above \($pt) ms"
               + (closed_loop_why($f.workers // setting("WORKERS"); "workers"; $rate; "logins/s"; "p95"; $pt) | if . then " (\(.))" else "" end)
             else empty end),

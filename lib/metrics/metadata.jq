@@ -18,7 +18,7 @@ def verdict:
     | if ($f | type) != "object" or ($f.helper | not) then
         {status: "FAIL", value: null, why: "smb-files gave no result (see raw/metadata.err)"}
       else ($f.create.rate_per_s // 0) as $rate
-        | [(if judge($rate; ">="; $t) == "FAIL" then "\($rate | num) files/s is below \($t)" else empty end),
+        | [(if judge($rate; ">="; $t) == "FAIL" then "\($rate | num) \("files/s" | unit_at($rate)) is below \($t)" else empty end),
            (if $f.ok != true then "the test failed: \($f.error // "unknown error")" else empty end),
            (if (($f.create.errors // 0) + ($f.delete.errors // 0)) > 0 then "\($f.create.errors) creates and \($f.delete.errors) deletes failed" else empty end)] as $fails
         | {value: $rate, status: (if ($fails | length) > 0 then "FAIL" else "PASS" end), why: ($fails | why_join),

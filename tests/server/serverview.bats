@@ -233,7 +233,7 @@ calls() {
   run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" \
     'include "clientcpu"; $e | clientcpu_split | (clientcpu_line, clientcpu_warnings("login")[])'
   assert_success
-  assert_line --index 0 'client 0.9 cores (45 %), smbd 1 cores (50 %), others 0.1, of 2 cores over 10 s'
+  assert_line --index 0 'client 0.9 cores (45 %), smbd 1 core (50 %), others 0.1, of 2 cores over 10 s'
   assert_line --index 1 --partial 'the clients used 0.9 of 2 cores during login (smbd 1): the machine was 98 % busy, so the server was short of CPU'
   # a machine with room to spare: no warning
   e=$(jq -c '.probes.clientcpu.used_us = 2000000 | .probes.cgcpu.used_us = 5000000 | .probes.clientcpu.machine_busy_us = 8000000' <<<"$e")
