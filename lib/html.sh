@@ -5,10 +5,10 @@
 #
 # Turns RUN_DIR/report.md (DIR/compare.md) into ONE self-contained HTML file: CSS inline, every
 # chart of charts/index.json (lib/charts.sh) inline as SVG, no script, font or URL fetched;
-# readable on a phone (viewport, tables scroll) and printed (@media print). Charts go where
-# the Markdown links them (![title](charts/x.svg)); when it links none, after the heading of
-# their metric's section (under a heading that names the metric in `code`), else in a last
-# section "Charts".
+# readable on a phone (viewport, tables scroll) and printed (@media print: the metrics'
+# sections in two columns). Charts go where the Markdown links them (![title](charts/x.svg));
+# when it links none, after the heading of their metric's section (under a heading that names
+# the metric in `code`), else in a last section "Charts".
 # Markdown renderer: cmark-gfm (tables extension), else python3's markdown module, else cmark
 # (tables then show as text). Raw HTML in the Markdown is never passed through.
 #
@@ -142,6 +142,15 @@ html_inline_svgs() {
     { print }'
 }
 
+# html_sections: on stdin the rendered HTML; the metrics' sections (from the first heading that
+# names a metric in <code> to the end) in one <div class="sections">, which print sets in two
+# columns: a section's charts then fill a column each instead of leaving half a row blank.
+html_sections() {
+  awk '!open && /^<h2[ >].*<code>/ { print "<div class=\"sections\">"; open = 1 }
+    { print }
+    END { if (open) print "</div>" }'
+}
+
 # html_page TITLE: wrap the HTML fragment on stdin into a whole page with the inline style.
 html_page() {
   local title=$1
@@ -190,9 +199,13 @@ figure.chart svg { display: block; width: 100%; min-width: 680px; max-width: 800
   th, td { padding: 1px 4px; }
   tr, li { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
-  /* charts two a row, each kept whole */
+  /* charts two a row, each kept whole; the metrics' sections in two columns, a chart a column
+     wide, a table across both */
   figure.chart { display: inline-block; width: 49.5%; margin: 0.2rem 0; overflow: visible; vertical-align: top; break-inside: avoid; }
   figure.chart svg { min-width: 0; }
+  .sections { column-count: 2; column-gap: 6mm; }
+  .sections figure.chart { display: block; width: 100%; }
+  .sections .scroll { column-span: all; }
 }
 </style>
 </head>
@@ -223,7 +236,7 @@ html_write() {
       -e 's#^<td><strong>FAIL</strong></td>#<td class="fail"><strong>FAIL</strong></td>#' \
       -e 's#^<td>measured</td>#<td class="measured">measured</td>#' \
       -e 's#^<td>\(SKIP\|INCOMPLETE\|unsure\)</td>#<td class="skip">\1</td>#' |
-    html_heading_ids | html_inline_svgs "$dir" | html_page "${title:-$name}" >"$tmp"; then
+    html_heading_ids | html_inline_svgs "$dir" | html_sections | html_page "${title:-$name}" >"$tmp"; then
     rm -f "$tmp"
     error "cannot write '$dir/$name.html'"
     return 1
