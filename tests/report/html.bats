@@ -31,6 +31,7 @@ setup_file() {
   browser_shot "$CMP/compare.html" "$d/compare.png" 1000 2000 "$d/compare.log"
   browser_probe "$RUN/report.html" 414 800 >"$d/report.dom"
   browser_probe "$CMP/compare.html" 414 800 >"$d/compare.dom"
+  browser_probe "$FULL/report.html" 414 800 >"$d/full.dom"
   export RUN CMP FULL
 }
 
@@ -120,6 +121,11 @@ probe_lines() {
   printf '%s\n' "${lines[@]}" | awk '/^svg / && !($2 > 300 && $3 > 150 && $5 > 20 && $6 > 20) { print; bad = 1 } END { exit bad }'
   phone_ok "${lines[@]}"
   run probe_lines "$D/compare.dom"
+  phone_ok "${lines[@]}"
+  # a run that measured every metric: its 33 charts and its widest tables (bigdir's 16 columns)
+  run probe_lines "$D/full.dom"
+  assert_line --index 0 'viewport 414 page-width 414'
+  (($(printf '%s\n' "${lines[@]}" | grep -c '^svg ') == 33))
   phone_ok "${lines[@]}"
 }
 
