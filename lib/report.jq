@@ -97,9 +97,11 @@ def details_md:
        + (if ($fig | length) > 0 then
             "; \($fig | length) further figure\(if ($fig | length) > 1 then "s" else "" end) moved between them (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
           else "" end)),
-    ($e[] | select(.key == "disturbed" and (.value | type) == "array" and length > 0)
-     # one line: which repeats were disturbed, by what, and whether they were measured again
-     | "- disturbed: \(.value | map("repeat \(.repeat) (\(.reason); \(if .replaced then "measured again, the first kept in raw/ as '\(.tag)'" else "kept" end))") | join("; "))"),
+    ($e[] | select(.key == "disturbed" and (.value | type) == "array") | [.value[] | select(.replaced)]
+     # one line: the disturbed repeats measured again, by what (the ones kept, which the verdict
+     # rests on, are the row's warning)
+     | select(length > 0)
+     | "- disturbed and measured again: \(map("repeat \(.repeat) (\(.reason); the first measurement kept in raw/ as '\(.tag)')") | join("; "))"),
     # a table of one row is a list line: "- rounds: round 1, login works after (ms) 6565"
     ($e[] | select(.key != "repeats" and .key != "disturbed" and (.value | type) == "array" and (.value | length) == 1 and (.value[0] | type) == "object")
      | "- \($l[.key] // (.key | key_label)): \(.value[0] | show($l))"),

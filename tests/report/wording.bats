@@ -2,8 +2,8 @@
 # tests/report/wording.bats: how report.md and report.html word what they show (issue 21): every
 # table has a header a reader can read (an empty one was a grey bar atop report.html's facts),
 # a unit of words is singular at 1 ("1 login/s", "1 client", "1 call"), and a remark is made
-# once: the reasons of the disturbed repeats a verdict rests on, merged into one; the
-# Little's-law remark of a failed login, not once more per repeat.
+# once: the reasons of the disturbed repeats a verdict rests on, merged into one and not listed
+# again in the section; the Little's-law remark of a failed login, not once more per repeat.
 # Folders: tests/fixtures/full-run (every metric measured once) and the same with its login row
 # made of 3 repeats (0.9 to 1.2 logins/s, each disturbed and kept) by the kit's own verdict
 # (lib/metrics/login.jq) and repeat combining (lib/repeat.sh repeat_collect).
@@ -100,6 +100,19 @@ section() {
 @test "wording: the verdict that rests on disturbed repeats gives their reasons once, merged" {
   run grep -F 'the verdict rests on disturbed' "$REP/report.md"
   assert_output '- login: the verdict rests on disturbed repeats 1, 2, 3 (other processes used 1.1–1.3 of 2 cores during login): measured again at most once each and at most REPEAT extra measurements a run'
+}
+
+@test "wording: a disturbed repeat is named once: the kept ones by the warning, one measured again by its own line" {
+  # the section's 'disturbed:' line listed every repeat's reason in full again
+  run grep -c 'other processes used 1\.[0-9]' "$REP/report.md"
+  assert_output 1
+  # a repeat measured again (its first measurement kept in raw/) has a line of its own
+  local dir=$BATS_TEST_TMPDIR/again
+  cp -R "$REP" "$dir"
+  jq -c '.details.disturbed[1] += {replaced: true, tag: ".r2.disturbed1"}' "$REP/metrics/login.json" >"$dir/metrics/login.json"
+  "$KIT_ROOT/test-samba.sh" report "$dir" >/dev/null 2>&1
+  run section "$dir" login
+  assert_line "- disturbed and measured again: repeat 2 (other processes used 1.2 of 2 cores during login; the first measurement kept in raw/ as '.r2.disturbed1')"
 }
 
 @test "wording: a failed login's section makes the Little's-law remark once, not once more per repeat" {
