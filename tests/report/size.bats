@@ -87,3 +87,21 @@ section() {
   run awk '/^## The run/ { exit } /^- [a-z]+: / { print }' "$MD"
   assert_equal "${#lines[@]}" 3
 }
+
+@test "size: with REPEAT=3 (the default) a metric's repeats take one line more, about 255 in all" {
+  # the fixture's rows as 3 repeats of the same value (lib/repeat.jq's shape): a default run's
+  # report has each row's repeats line besides
+  local dir=$BATS_TEST_TMPDIR/three f n
+  cp -R "$RUN" "$dir"
+  for f in "$dir"/metrics/*.json; do
+    jq '. as $o | .repeats = [.value, .value, .value] | .spread = {n: 3, median: .value, min: .value, max: .value, half_range_pct: 0}
+      | .details.repeats = [range(1; 4) as $k | {repeat: $k, value: $o.value, status: $o.status, why: $o.why}]' "$f" >"$f.new"
+    mv "$f.new" "$f"
+  done
+  "$KIT_ROOT/test-samba.sh" report "$dir" >/dev/null 2>&1
+  run grep -c '^- repeats: 1: ' "$dir/report.md"
+  assert_output "$(find "$dir/metrics" -name '*.json' | wc -l)"
+  n=$(wc -l <"$dir/report.md")
+  echo "# REPEAT=3: $n lines" >&3
+  ((n <= 260)) || fail "report.md of a REPEAT=3 run has $n lines"
+}
