@@ -196,7 +196,7 @@ def verdict_md($c):
           # what the test server's smb.conf sets, without the kit's own folders and files
           # (values that are absolute paths): the whole file is smb.conf in the run folder
           ([$ss.parameters.global, $ss.parameters.share | to_entries[] | select(.value | tostring | startswith("/"))] | length) as $paths
-          | "| Samba parameters (smb.conf of the test server) | [global] \($ss.parameters.global | to_entries | map(select(.value | tostring | startswith("/") | not) | "\(.key) = \(.value)") | join("; ") | cell); [share] \($ss.parameters.share | to_entries | map(select(.value | tostring | startswith("/") | not) | "\(.key) = \(.value)") | join("; ") | cell)\(if $paths > 0 then "; \($paths) folders and files of the kit left out: the whole file is `smb.conf`" else "" end) |" end)
+          | "| Samba parameters (smb.conf of the test server) | [global] \($ss.parameters.global | to_entries | map(select(.value | tostring | startswith("/") | not) | "\(.key) = \(.value)") | join("; ") | cell); [share] \($ss.parameters.share | to_entries | map(select(.value | tostring | startswith("/") | not) | "\(.key) = \(.value)") | join("; ") | cell)\(if $paths > 0 then "; \($paths) \(if $paths == 1 then "folder or file" else "folders and files" end) of the kit left out: the whole file is `smb.conf`" else "" end) |" end)
      end),
   "| Client mount | \(if $s.mounted == "yes" then ($s.mount_opts // "?") else "not mounted: \($s.mount_skip // "?")" end | cell) |",
   "| Sessions | \(($s.sessions // null) | if . == null then "not checked" else "signing: \(.signing // "?"), encryption: \(.encryption // "?")" end | cell) |",

@@ -85,6 +85,13 @@ section() {
   # verdict this kit wrote): no "1 logins/s", "1 clients", "1 calls", "1 cores", "1 connects"
   run grep -noE '(^|[^0-9.,])1 [a-z]{2,}[a-rt-z]s(/s)?\b' "$REP/report.md"
   assert_output ''
+  # a run whose smb.conf has one folder of the kit ('1 folders and files of the kit left out')
+  local dir=$BATS_TEST_TMPDIR/one
+  cp -R "$KIT_ROOT/tests/fixtures/compare-ref" "$dir"
+  "$KIT_ROOT/test-samba.sh" report "$dir" >/dev/null 2>&1
+  run grep -noE '(^|[^0-9.,])1 [a-z]{2,}[a-rt-z]s(/s)?\b' "$dir/report.md"
+  assert_output ''
+  grep -qF '; 1 folder or file of the kit left out' "$dir/report.md"
   run cat "$RUN/report.md"
   assert_line --partial '| 1 login/s | ≥ 100 logins/s and p95 ≤ 20 ms |'
   assert_line --partial '- **FAIL**: 1 client (target ≥ 64 clients)'
