@@ -133,7 +133,7 @@ last_run() {
   rc=$status
   [[ $rc -eq 0 || $rc -eq 1 ]] || fail "exit status $rc: $output"
   assert_output --partial '[1/12] startup'
-  assert_output --regexp 'login: (PASS|FAIL) [0-9.]+ logins/s'
+  assert_output --regexp 'login: (PASS|FAIL) [0-9.]+ logins?/s'
   refute_output --partial $'\e[' # no colour when stderr is not a terminal
   dir=$(last_run)
   [[ ! -e $dir/INCOMPLETE ]] || fail "the run is marked incomplete"
@@ -156,7 +156,7 @@ last_run() {
   run cat "$dir/report.md"
   # startup's rounds are its repeats: their range follows the slowest round
   assert_line --regexp '^\| \[startup\]\(#startup-time-until-a-login-works-startup\) \| [0-9.]+ ms( \(range [0-9.]+–[0-9.]+, n=[0-9]+\))? \| ≤ 500 ms \| (PASS|\*\*FAIL\*\*) \|'
-  assert_line --regexp '^\| \[concurrency\]\(#concurrency-concurrency\) \| [0-9]+ clients \|'
+  assert_line --regexp '^\| \[concurrency\]\(#concurrency-concurrency\) \| [0-9]+ clients? \|'
   assert_line --regexp '^\| 4 \| [0-9]+ \| 0 \| [0-9]+ \|'
   assert_line --regexp '^\| 2 \| [0-9.]+ \| [0-9]+ \|'
   assert_output --partial 'smbd CPU per login attempt (ms)'
