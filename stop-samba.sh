@@ -13,8 +13,8 @@ umask 022 # folders 0755 and files 0644 unless the kit sets a stricter mode (sec
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/common.sh
 source "$KIT_ROOT/lib/common.sh"
-common_source_libs "$KIT_ROOT" common-traps settings clienthosts state lock account smbconf \
-  selinux service-unit service-cgroup service redirect mount cleanup
+common_source_libs "$KIT_ROOT" common-traps settings run/clienthosts server/state lock server/account server/smbconf \
+  server/selinux server/service-unit server/service-cgroup server/service server/redirect server/mount server/cleanup
 
 main() {
   common_init_no_args "$0" "$@"

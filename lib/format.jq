@@ -1,5 +1,5 @@
 # lib/format.jq: how the kit writes numbers, targets and the "small host" rule, for the progress
-# lines (lib/results.sh) and the report (lib/report.jq) alike. A jq module: include "format".
+# lines (lib/run/results.sh) and the report (lib/report/report.jq) alike. A jq module: include "format".
 
 # num: a number for humans: integers as they are, else 3 significant places or so.
 def num:

@@ -1,8 +1,8 @@
 # lib/lock.sh: one lock for start, stop, cleanup and test runs of a kit (per SERVICE_NAME): an
 # flock on a file in /run/samba-perf-test, a root-owned folder the kit makes and never removes
 # (so cleanup cannot delete the lock under a holder). The holder's pid and command are written
-# beside it. Sourced; functions only. Needs lib/common.sh, lib/state.sh and the settings.
-# shellcheck disable=SC2034 # LOCK_FD is read by lib/run.sh and lib/service.sh
+# beside it. Sourced; functions only. Needs lib/common.sh, lib/server/state.sh and the settings.
+# shellcheck disable=SC2034 # LOCK_FD is read by lib/run/run.sh and lib/server/service.sh
 
 LOCK_DIR=/run/samba-perf-test
 LOCK_WAIT_S=${KIT_LOCK_WAIT_S:-30} # the environment may shorten the wait (tests)

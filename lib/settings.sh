@@ -154,11 +154,11 @@ settings_load() {
   done
   settings_forget_inherited
   declare -F settings_bad >/dev/null || common_source_libs "$root" settings-check
-  declare -F sambaparams_validate >/dev/null || common_source_libs "$root" sambaparams-policy sambaparams
+  declare -F sambaparams_validate >/dev/null || common_source_libs "$root" server/sambaparams-policy server/sambaparams
   # shellcheck source=lib/registry.sh
   declare -F registry_check_settings >/dev/null || source "$root/lib/registry.sh"
-  # shellcheck source=lib/clienthosts.sh
-  declare -F clienthosts_check_settings >/dev/null || source "$root/lib/clienthosts.sh"
+  # shellcheck source=lib/run/clienthosts.sh
+  declare -F clienthosts_check_settings >/dev/null || source "$root/lib/run/clienthosts.sh"
   settings_validate
   KIT_CONF=$CONF_DIR/smb.conf
   KIT_CREDENTIALS=$CONF_DIR/credentials

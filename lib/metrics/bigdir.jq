@@ -1,9 +1,9 @@
 # lib/metrics/bigdir.jq: the bigdir verdict: how a lookup of a missing name grows with the folder:
 # its median time in the largest folder over the smallest, at most TARGET_BIGDIR_GROWTH_MAX times.
-include "verdict";
+include "run/verdict";
 include "format";
-include "serverview";
-include "profile";
+include "run/serverview";
+include "run/profile";
 
 # the four kinds of operation smb-bigdir times, with their words
 def bigdir_ops: [{k: "missing", t: "lookup of a missing name"}, {k: "othercase", t: "lookup of a name in another case"},

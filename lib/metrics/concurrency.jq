@@ -1,12 +1,12 @@
 # lib/metrics/concurrency.jq: the concurrency verdict: the largest step that kept up, every
 # smaller step keeping up too, >= TARGET_CONCURRENCY_MIN_CLIENTS.
-include "verdict";
+include "run/verdict";
 include "format";
-include "fio";
-include "series";
-include "clienthosts";
+include "run/fio";
+include "run/series";
+include "run/clienthosts";
 
-# curve_chart($rows): IOPS and p99 against clients (lib/charts/curve.gp), the p99 target as a
+# curve_chart($rows): IOPS and p99 against clients (lib/report/charts/curve.gp), the p99 target as a
 # dashed line, the steps that did not keep up ringed; with repeats each repeat's steps as thin lines.
 def curve_chart($rows):
   [$rows[] | select((.clients | type) == "number" and (.iops | type) == "number")
@@ -50,7 +50,7 @@ def step_line($n):
     + "\(.connected // "?") connected, \(.iops // 0 | round) IOPS, p99 \(.p99_ms // "—" | num) ms: "
     + (if .kept_up then "kept up" else "did not keep up (\(.why))" end);
 
-# concurrency_count($re): what concurrency declares for the server's count (lib/serverview.jq
+# concurrency_count($re): what concurrency declares for the server's count (lib/run/serverview.jq
 # sv_count) of its steps whose names match $re: every read (late and failed ones too) is one
 # Read call. Its head's count is of every step, its body's of the step the view is of.
 def concurrency_count($re):

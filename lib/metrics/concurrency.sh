@@ -1,6 +1,6 @@
 # lib/metrics/concurrency.sh: the concurrency metric: steps of CONCURRENCY_LEVELS clients, own
 # connection each, 4 KiB random reads one at a time on fio/data.0 (smb-readers); with client hosts
-# (lib/clienthosts.sh) each step's clients are split over the hosts, all at once.
+# (lib/run/clienthosts.sh) each step's clients are split over the hosts, all at once.
 # Sourced; functions only. Verdict: lib/metrics/concurrency.jq.
 
 concurrency_describe() {

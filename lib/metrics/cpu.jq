@@ -1,9 +1,9 @@
 # lib/metrics/cpu.jq: the cpu verdict: smbd CPU per 4 KiB read <= TARGET_CPU_PER_READ_MAX_US, with
 # per GB read and per login beside it. Each figure from the CPU evidence of the run it is about.
-include "verdict";
+include "run/verdict";
 include "format";
 include "metrics/login";
-include "fio";
+include "run/fio";
 
 # why_not($run): why run $run (randread, seqread) gave the cpu metric nothing (input: raw files).
 def why_not($run):

@@ -1,9 +1,9 @@
 # lib/metrics/errors.jq: the errors verdict: failed requests of the steady run, percent (fio
 # errors or server-answered errors on the kit's share, whichever is larger; reconnects beside
 # it) <= TARGET_ERRORS_MAX_PCT.
-include "verdict";
+include "run/verdict";
 include "format";
-include "steady";
+include "run/steady";
 
 def verdict:
   row({unit: "%", target: setting("TARGET_ERRORS_MAX_PCT"), target_op: "<=", count: steady_count};

@@ -1,5 +1,5 @@
 # lib/metrics/errors.sh: the errors metric: failed requests of the steady run (the fio run
-# lib/fio.sh makes once for latency and errors). Sourced; functions only.
+# lib/run/fio.sh makes once for latency and errors). Sourced; functions only.
 # Verdict: lib/metrics/errors.jq.
 
 errors_describe() { fio_steady_describe; }

@@ -1,8 +1,8 @@
 # lib/metrics/latency.jq: the latency verdict: steady-run p99 of one request (all directions
 # together) <= TARGET_LATENCY_P99_MAX_MS.
-include "verdict";
+include "run/verdict";
 include "format";
-include "steady";
+include "run/steady";
 
 def verdict:
   row({unit: "ms", target: setting("TARGET_LATENCY_P99_MAX_MS"), target_op: "<=", charts: {files: "^steady\\.fio\\.json$"}, count: steady_count};

@@ -1,5 +1,5 @@
 # lib/metrics/latency.sh: the latency metric: p99 of one request in the steady run (the fio run
-# lib/fio.sh makes once for latency and errors). Sourced; functions only.
+# lib/run/fio.sh makes once for latency and errors). Sourced; functions only.
 # Verdict: lib/metrics/latency.jq.
 
 latency_describe() { fio_steady_describe; }

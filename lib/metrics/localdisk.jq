@@ -1,11 +1,11 @@
 # lib/metrics/localdisk.jq: the localdisk verdict: the local fio jobs' figures beside Samba's
 # (the seqwrite ... randwrite metrics' fio files of the same run, where they ran). No target:
 # PASS when every local job gave a result; the value is how many did.
-include "verdict";
-include "fio";
-include "baseline";
+include "run/verdict";
+include "run/fio";
+include "run/baseline";
 include "format";
-include "series";
+include "run/series";
 
 # localdisk_samba($job): Samba's figure of $job in this run (MB/s or IOPS), or null.
 def localdisk_samba($job):

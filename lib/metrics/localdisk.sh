@@ -1,6 +1,6 @@
 # lib/metrics/localdisk.sh: the localdisk metric, the local-disk baseline (docs/server-view.md,
 # section 3): the fio jobs of the data metrics (each declares its own: NAME_baseline), same options and sizes, run
-# directly on SHARE_DIR's file system (lib/baseline.sh), so the report can say "local disk X;
+# directly on SHARE_DIR's file system (lib/run/baseline.sh), so the report can say "local disk X;
 # Samba reaches N % of it". Needs neither the mount nor smbd: it runs where the cifs metrics
 # SKIP. No target. Sourced; functions only. Verdict: lib/metrics/localdisk.jq.
 
@@ -9,7 +9,7 @@
 # default run here
 localdisk_repeat() { echo first; }
 
-# localdisk_all: the metrics that declare a baseline job (NAME_baseline, lib/baseline.sh), in
+# localdisk_all: the metrics that declare a baseline job (NAME_baseline, lib/run/baseline.sh), in
 # the registry's order.
 localdisk_all() {
   local j
@@ -42,7 +42,7 @@ localdisk_estimate() {
 }
 
 # localdisk_measure: each job through 'measure localdisk.JOB' (fio's JSON raw/localdisk.JOB.fio.json),
-# then its baseline object raw/localdisk.JOB.json (lib/baseline.sh baseline_result); with
+# then its baseline object raw/localdisk.JOB.json (lib/run/baseline.sh baseline_result); with
 # DROP_CACHES=yes each starts cold, as the Samba metrics do (raw/localdisk.JOB.drop.json).
 localdisk_measure() {
   local job raw=$RUN_DIR/raw

@@ -1,8 +1,8 @@
 # lib/metrics/login.jq: the login verdict: rate >= TARGET_LOGIN_RATE_MIN, p95 <=
 # TARGET_LOGIN_P95_MAX_MS, no failed login; smbd CPU per login from the run's evidence.
-include "verdict";
+include "run/verdict";
 include "format";
-include "clienthosts";
+include "run/clienthosts";
 
 # per_login_ms($line; $ev): smbd CPU ms per login attempt of a storm (successful and failed: a
 # refused login costs smbd a process and a password check too), over the storm's measuring
@@ -10,7 +10,7 @@ include "clienthosts";
 def per_login_ms($line; $ev):
   helper_cpu($line; $ev; $line.errors // 0).per_op_us | if . == null then null else (. | round) / 1000 end;
 
-# login_count: what login declares for the server's count (its head's count, lib/serverview.jq
+# login_count: what login declares for the server's count (its head's count, lib/run/serverview.jq
 # sv_count): every login the storm tried, late and failed ones too, is one connect to smbd.
 def login_count:
   {what: "logins", smbd: "connects", client: (helper_lines("login(\\.[0-9A-Za-z]+)?") | helper_count(.ops, .late_ops, .errors))};

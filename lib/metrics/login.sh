@@ -1,6 +1,6 @@
 # lib/metrics/login.sh: the login metric: WORKERS clients log in and out for DURATION seconds
-# (smb-login-storm); with client hosts (CLIENT_HOSTS, lib/clienthosts.sh) WORKERS clients on
-# each host, all hosts at once (lib/clienthosts-fanout.sh), through CLIENT_HOSTS_SERVER_ADDR.
+# (smb-login-storm); with client hosts (CLIENT_HOSTS, lib/run/clienthosts.sh) WORKERS clients on
+# each host, all hosts at once (lib/run/clienthosts-fanout.sh), through CLIENT_HOSTS_SERVER_ADDR.
 # Sourced; functions only. Verdict: lib/metrics/login.jq.
 
 login_describe() {

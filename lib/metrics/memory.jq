@@ -1,9 +1,9 @@
 # lib/metrics/memory.jq: the memory verdict: PSS per held connection, MB (10^6 bytes) <=
-# TARGET_MEMORY_PER_CONN_MAX_MB; with client hosts the merged hold line's (lib/clienthosts.jq),
+# TARGET_MEMORY_PER_CONN_MAX_MB; with client hosts the merged hold line's (lib/run/clienthosts.jq),
 # each host's share in a note.
-include "verdict";
+include "run/verdict";
 include "format";
-include "clienthosts";
+include "run/clienthosts";
 
 def verdict:
   row({unit: "MB", target: setting("TARGET_MEMORY_PER_CONN_MAX_MB"), target_op: "<="};

@@ -1,6 +1,6 @@
 # lib/metrics/memory.sh: the memory metric: MEMORY_CONNECTIONS connections held open (smb-hold),
 # PSS of all smbd processes before and during (pss-sum on the service's cgroup); with client
-# hosts (lib/clienthosts.sh) the connections are split over the hosts, each holding its share
+# hosts (lib/run/clienthosts.sh) the connections are split over the hosts, each holding its share
 # at once in a share folder of its own (memory-test/TAG). Sourced; functions only.
 # Verdict: lib/metrics/memory.jq.
 
@@ -28,7 +28,7 @@ memory_hold_cmd() {
   clienthosts_on || return 0
   child_share_dir memory-test >/dev/null
   for pair in $KIT_CLIENT_DIRS; do child_share_dir "memory-test/$(clienthosts_tag "${pair%%=*}")" >/dev/null; done
-  printf '%s\n' "$KIT_ROOT/lib/clienthosts-fanout.sh" --hold --split "$MEMORY_CONNECTIONS" "$RUN_DIR/raw/memory.hold" \
+  printf '%s\n' "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --hold --split "$MEMORY_CONNECTIONS" "$RUN_DIR/raw/memory.hold" \
     "$CLIENT_SHELL" "$KIT_CLIENT_DIRS" smb-hold -n @SPLIT@ "$(clienthosts_unc)/memory-test/@HOST@"
 }
 

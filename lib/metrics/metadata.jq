@@ -1,11 +1,11 @@
 # lib/metrics/metadata.jq: the metadata verdict: files created per second >= TARGET_METADATA_MIN_FPS;
-# with client hosts the merged line's (lib/clienthosts.jq), and each host's figure in a note.
-include "verdict";
+# with client hosts the merged line's (lib/run/clienthosts.jq), and each host's figure in a note.
+include "run/verdict";
 include "format";
-include "clienthosts";
+include "run/clienthosts";
 
 # metadata_count: what metadata declares for the server's count (its head's count,
-# lib/serverview.jq sv_count): with files of at least 1 byte, every file created (late ones too)
+# lib/run/serverview.jq sv_count): with files of at least 1 byte, every file created (late ones too)
 # is one Write call; null with empty files.
 def metadata_count:
   if (($ENV.SMALL_FILE_KB // "0") | tonumber? // 0) > 0 then

@@ -1,6 +1,6 @@
 # lib/metrics/metadata.sh: the metadata metric: WORKERS clients, own folder each, create
 # SMALL_FILE_KB files for DURATION seconds, then delete them (smb-files); with client hosts
-# (lib/clienthosts.sh) WORKERS clients on each host, all hosts at once, each host in a folder of
+# (lib/run/clienthosts.sh) WORKERS clients on each host, all hosts at once, each host in a folder of
 # its own (metadata/TAG). Sourced; functions only. Verdict: lib/metrics/metadata.jq.
 
 metadata_describe() {

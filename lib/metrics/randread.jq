@@ -1,6 +1,6 @@
 # lib/metrics/randread.jq: the randread verdict: 4 KiB IOPS >= TARGET_RANDREAD_MIN_IOPS.
-include "verdict";
-include "fio";
+include "run/verdict";
+include "run/fio";
 
 def verdict:
   row({unit: "IOPS", target: setting("TARGET_RANDREAD_MIN_IOPS"), target_op: ">=",

@@ -13,7 +13,7 @@ randread_measure() {
     --numjobs="$RANDOM_JOBS" --filename="$(fio_file 0)" || true
 }
 
-# randread_baseline DIR: its job for the local-disk baseline (lib/baseline.sh, the localdisk metric):
+# randread_baseline DIR: its job for the local-disk baseline (lib/run/baseline.sh, the localdisk metric):
 # the fio options randread_measure runs with, one a line, on the data files in DIR.
 randread_baseline() {
   printf '%s\n' --rw=randread --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" --numjobs="$RANDOM_JOBS" \

@@ -1,6 +1,6 @@
 # lib/metrics/randwrite.jq: the randwrite verdict: 4 KiB IOPS >= TARGET_RANDWRITE_MIN_IOPS.
-include "verdict";
-include "fio";
+include "run/verdict";
+include "run/fio";
 
 def verdict:
   row({unit: "IOPS", target: setting("TARGET_RANDWRITE_MIN_IOPS"), target_op: ">=",

@@ -12,7 +12,7 @@ randwrite_measure() {
     --numjobs="$RANDOM_JOBS" --filename="$(fio_file 0)" || true
 }
 
-# randwrite_baseline DIR: its job for the local-disk baseline (lib/baseline.sh, the localdisk metric):
+# randwrite_baseline DIR: its job for the local-disk baseline (lib/run/baseline.sh, the localdisk metric):
 # the fio options randwrite_measure runs with, one a line, on the data files in DIR.
 randwrite_baseline() {
   printf '%s\n' --rw=randwrite --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" --numjobs="$RANDOM_JOBS" \

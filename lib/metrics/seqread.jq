@@ -1,6 +1,6 @@
 # lib/metrics/seqread.jq: the seqread verdict: MB/s >= TARGET_SEQREAD_MIN_MBS.
-include "verdict";
-include "fio";
+include "run/verdict";
+include "run/fio";
 
 def verdict:
   row({unit: "MB/s", target: setting("TARGET_SEQREAD_MIN_MBS"), target_op: ">=",

@@ -13,7 +13,7 @@ seqread_measure() {
     --filename_format="$MOUNT_POINT/fio/data.\$jobnum" || true
 }
 
-# seqread_baseline DIR: its job for the local-disk baseline (lib/baseline.sh, the localdisk metric):
+# seqread_baseline DIR: its job for the local-disk baseline (lib/run/baseline.sh, the localdisk metric):
 # the fio options seqread_measure runs with, one a line, on the data files in DIR.
 seqread_baseline() {
   printf '%s\n' --rw=read --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \

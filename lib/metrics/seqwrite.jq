@@ -1,6 +1,6 @@
 # lib/metrics/seqwrite.jq: the seqwrite verdict: MB/s >= TARGET_SEQWRITE_MIN_MBS.
-include "verdict";
-include "fio";
+include "run/verdict";
+include "run/fio";
 
 def verdict:
   row({unit: "MB/s", target: setting("TARGET_SEQWRITE_MIN_MBS"), target_op: ">=",

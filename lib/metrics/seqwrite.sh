@@ -18,7 +18,7 @@ seqwrite_measure() {
     --filename_format="$MOUNT_POINT/fio/data.\$jobnum" --end_fsync=1 || true
 }
 
-# seqwrite_baseline DIR: its job for the local-disk baseline (lib/baseline.sh, the localdisk metric):
+# seqwrite_baseline DIR: its job for the local-disk baseline (lib/run/baseline.sh, the localdisk metric):
 # the fio options seqwrite_measure runs with, one a line, on the data files in DIR.
 seqwrite_baseline() {
   printf '%s\n' --rw=write --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \

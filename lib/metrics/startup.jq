@@ -1,9 +1,9 @@
 # lib/metrics/startup.jq: the startup verdict (slowest round's login <= TARGET_STARTUP_LOGIN_MAX_MS)
 # and the recovery row (slowest round's first write on the mount <= TARGET_RECOVERY_MAX_S). Each
 # row's "repeats" are its rounds' times in run order (what compare reads); its value the slowest.
-include "verdict";
+include "run/verdict";
 include "format";
-include "series";
+include "run/series";
 
 # round($n): {round, login_ms, attempts, recovery_s[, error]} of round $n (input: raw files).
 def round($n):

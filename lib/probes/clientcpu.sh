@@ -1,9 +1,9 @@
 # lib/probes/clientcpu.sh: evidence probe (docs/CONTRACTS.md, section 5): the CPU the kit's own
 # load generators (fio, the helpers) used during a measurement, and the whole machine's busy
 # time. The measured command is moved, just before it execs, into a cgroup of its own,
-# SERVICE_NAME-clients (v2, else v1 cpuacct, beside the daemon's: lib/service-cgroup.sh).
-# smbd's CPU is the cgcpu probe's; lib/clientcpu.jq puts the two side by side. Sourced;
-# functions only. Needs SERVICE_NAME, KIT_ROOT and lib/service-cgroup.sh.
+# SERVICE_NAME-clients (v2, else v1 cpuacct, beside the daemon's: lib/server/service-cgroup.sh).
+# smbd's CPU is the cgcpu probe's; lib/run/clientcpu.jq puts the two side by side. Sourced;
+# functions only. Needs SERVICE_NAME, KIT_ROOT and lib/server/service-cgroup.sh.
 #
 #   probe_clientcpu_before NAME WORK   the client cgroup's and the machine's CPU so far
 #   probe_clientcpu_enter NAME WORK    (in the child) move it into the client cgroup
@@ -12,7 +12,7 @@
 #   clientcpu_remove                   remove the client cgroup when it is empty (cleanup)
 
 # clientcpu_cgroup: print the client cgroup folder, making it on first use (named in the kit's
-# cgroup mark file, lib/service-cgroup.sh); a cgroup of that name the kit did not make is not
+# cgroup mark file, lib/server/service-cgroup.sh); a cgroup of that name the kit did not make is not
 # used. 1 when none can be had (then the probe says why and the command runs where it is).
 clientcpu_cgroup() {
   local root dir

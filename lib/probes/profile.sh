@@ -5,7 +5,7 @@
 # and KIT_ROOT.
 #
 #   probe_profile_before NAME WORK   a settled snapshot in WORK (or why there is none)
-#   probe_profile_after NAME WORK    WORK/result.json: lib/profile.jq profile_diff, or
+#   probe_profile_after NAME WORK    WORK/result.json: lib/run/profile.jq profile_diff, or
 #                                    {"available":false,"reason":…}; keeps both snapshots as
 #                                    raw/NAME.profile.before.json and raw/NAME.profile.after.json
 # Both return 0 whatever happens: a run without the server's view is still a run.
@@ -46,7 +46,7 @@ profile_unavailable() {
   printf '%s\n' "$PROFILE_WHY"
 }
 
-# profile_snapshot CONF: print smbd's counters now as one JSON object (lib/profile.jq
+# profile_snapshot CONF: print smbd's counters now as one JSON object (lib/run/profile.jq
 # profile_parse_text); 1 when smbstatus failed or did not answer within PROFILE_CALL_S s
 # (default 8: under emulation one 'smbstatus -P' took several seconds), 2 when it printed no
 # SMB2 counters.
@@ -54,7 +54,7 @@ profile_snapshot() {
   local text
   text=$(timeout "${PROFILE_CALL_S:-8}" smbstatus -s "$1" -P 2>/dev/null) || return 1
   grep -q '^smb2_read_count:' <<<"$text" || return 2
-  printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text'
+  printf '%s\n' "$text" | jq -L "$KIT_ROOT/lib" -R -s -c 'include "run/profile"; profile_parse_text'
 }
 
 # profile_settled CONF [KNOWN]: print a snapshot that no smbd process still has to add to. Each
@@ -132,7 +132,7 @@ probe_profile_before() {
 }
 
 # probe_profile_after NAME WORK: the settled snapshot after run NAME and what smbd did in
-# between: WORK/result.json (lib/profile.jq profile_diff, plus "files"); the two snapshots are
+# between: WORK/result.json (lib/run/profile.jq profile_diff, plus "files"); the two snapshots are
 # kept as raw/NAME.profile.before.json and raw/NAME.profile.after.json.
 probe_profile_after() {
   local name=$1 work=$2 snap level raw=$RUN_DIR/raw/$1.profile
@@ -153,7 +153,7 @@ probe_profile_after() {
   fi
   jq -L "$KIT_ROOT/lib" -n -c --slurpfile b "$raw.before.json" --slurpfile a "$raw.after.json" \
     --arg level "$level" --arg name "$name" \
-    'include "profile"; profile_diff($b[0]; $a[0]; $level)
+    'include "run/profile"; profile_diff($b[0]; $a[0]; $level)
      | if .available then .files = ["\($name).profile.before.json", "\($name).profile.after.json"] else . end
      | if .available and ($a[0].settled | not) then
          .warnings = ["smbd was still adding to its counters when the probe stopped waiting (about 9 s after the run): the last second may be missing"]

@@ -3,7 +3,7 @@
 # Summary: simulated groups of default runs (3 repeats a metric) as compare's input, JSON lines
 #
 # Prints RUNS (default 2: a pair; a sweep has more) x GROUPS run objects (A, B, ... of each
-# group, one a line) in the shape lib/compare.jq reads, with
+# group, one a line) in the shape lib/report/compare.jq reads, with
 # the rows of lib/metrics/list that have a target. Each repeat is the metric's typical value
 # times exp(cv x N(0,1)), cv from the spreads of real default runs on this 2-core machine (login
 # 10 %, metadata 12 %, cpu 5 %, ...), and one repeat in 20 disturbed (30 % off in the bad

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/compare/aa.bats: compare calibrated on identical runs (A/A). Pairs of simulated default
 # runs (tests/compare/aa-sim.sh: 3 repeats a metric, spreads as measured here, one repeat in 20
-# disturbed) go through the kit's own lib/compare.jq; the share of pairs in which compare
+# disturbed) go through the kit's own lib/report/compare.jq; the share of pairs in which compare
 # claims any difference must stay at or below 5 % (its stated family-wise error rate), and a
 # large change must still be found (the check is not vacuous). Deterministic: fixed seeds.
 # Without the Holm correction the same 200 pairs gave a claim in 62 (31 %) and exit 1 in 38.
@@ -18,7 +18,7 @@ setup() {
 sim() {
   "$KIT_ROOT/tests/compare/aa-sim.sh" "$1" "$2" "${4:-}" "${6:-2}" |
     jq -nc -L "$KIT_ROOT/lib" --argjson band "$3" --arg order "$ORDER" --arg keep "${5:-}" --argjson runs "${6:-2}" '
-      include "compare";
+      include "report/compare";
       [inputs | if $keep == "" then . else .metrics |= with_entries(select(.key as $k | $keep | split(" ") | index($k))) end]
       | [_nwise($runs) | compare_runs(95; $band; $order)]
       | [(map(select(.worse)) | length),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
-# tests/compare/compare.bats: 'compare' (lib/compare.sh) on fixture run folders in the repeats
+# tests/compare/compare.bats: 'compare' (lib/report/compare.sh) on fixture run folders in the repeats
 # format: clearly different (8 repeats each, no overlap), clearly the same (overlapping), too
 # few repeats (3 and 1), and folders that are not finished runs.
 
@@ -427,7 +427,7 @@ set_repeats() {
   cp -R "$FIX/compare-diff" "$b"
   for d in "$a" "$b"; do
     run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
-      common_source_libs "$1" settings registry report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+      common_source_libs "$1" settings registry report/report run/results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
       _ "$KIT_ROOT" "$d"
     assert_success
   done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/compare/stats.bats: the statistics of lib/stats.jq against published values: Student's t
+# tests/compare/stats.bats: the statistics of lib/report/stats.jq against published values: Student's t
 # table, the closed forms of t with 1 and 2 degrees of freedom, Welch's worked example, Holm.
 
 setup() {
@@ -7,9 +7,9 @@ setup() {
   _common_setup
 }
 
-# st EXPR: evaluate a jq expression with lib/stats.jq included; compact output.
+# st EXPR: evaluate a jq expression with lib/report/stats.jq included; compact output.
 st() {
-  jq -nc -L "$KIT_ROOT/lib" "include \"stats\"; $1"
+  jq -nc -L "$KIT_ROOT/lib" "include \"report/stats\"; $1"
 }
 
 @test "stats: two-sided critical t of the published table (df 2, 3, 4, 5, 10, 30, normal)" {

@@ -87,7 +87,7 @@ scen_evidence() {
   nft list tables >"$e/$when-nft-tables.txt" 2>&1
   ps -C smbd -o pid=,ppid=,cgroup:80=,args= >"$e/$when-smbd-ps.txt"
   cat /proc/fs/cifs/Stats >"$e/$when-cifs-stats.txt" 2>&1
-  if [[ -f $KIT_ROOT/lib/state.sh ]]; then
+  if [[ -f $KIT_ROOT/lib/server/state.sh ]]; then
     cat "$STATE_DIR/kit.env" >"$e/$when-kit-env.txt" 2>&1
   fi
 }

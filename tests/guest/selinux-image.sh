@@ -26,7 +26,7 @@ GUEST_CACHE=${GUEST_CACHE:-/var/cache/samba-perf-test-guest}
 SI_DIR=$GUEST_CACHE/selinux
 SI_KIT=/opt/samba-perf-test
 SI_IMAGE_MB=${SI_IMAGE_MB:-3072}
-# the kit's packages (lib/deps.sh, Debian) and what an enforcing systemd guest needs
+# the kit's packages (lib/server/deps.sh, Debian) and what an enforcing systemd guest needs
 SI_PACKAGES=(systemd systemd-sysv udev selinux-policy-default policycoreutils
   policycoreutils-python-utils auditd
   samba samba-common-bin smbclient libsmbclient-dev fio nftables jq make gcc libc6-dev pkgconf

@@ -11,8 +11,8 @@ setup() {
   [[ -x $KIT_ROOT/helpers/cgcpu ]] || make -C "$KIT_ROOT/helpers" >/dev/null 2>&1 || skip "helpers do not build"
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" common-traps settings registry child measure fio baseline \
-    results run
+  common_source_libs "$KIT_ROOT" common-traps settings registry run/child run/measure run/fio run/baseline \
+    run/results run/run
   registry_load
   measure_load "$KIT_ROOT"
   settings_defaults

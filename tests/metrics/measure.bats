@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/metrics/measure.bats: the measuring runner (lib/measure.sh) and its probe interface
+# tests/metrics/measure.bats: the measuring runner (lib/run/measure.sh) and its probe interface
 # (docs/CONTRACTS.md, section 5) with probes defined here, as another engineer would add one.
 # shellcheck disable=SC2016,SC2034,SC2317,SC2030,SC2031 # sh and jq programs; read by the sourced libraries; probes are called by them; each test sets its own MEASURE_PROBES
 
@@ -9,7 +9,7 @@ setup() {
   kit_require_cmd jq
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" common-traps child measure
+  common_source_libs "$KIT_ROOT" common-traps run/child run/measure
   RUN_DIR="$BATS_TEST_TMPDIR/run dir"
   mkdir -p "$RUN_DIR/raw"
   child_init

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
-# tests/metrics/report.bats: the report generator ('test-samba.sh report', lib/report.sh and
-# lib/report.jq) on fixture run folders.
+# tests/metrics/report.bats: the report generator ('test-samba.sh report', lib/report/report.sh and
+# lib/report/report.jq) on fixture run folders.
 
 bats_require_minimum_version 1.5.0
 
@@ -54,11 +54,11 @@ copy_fixture() {
   assert_success
   run cat "$dir/report.md"
   assert_line '| [concurrency](#concurrency-concurrency) | 16 clients | ≥ 64 clients | **FAIL** | 13 of 64 clients could not connect: fork() failed in log.smbd |'
-  # the advice is the one in lib/advice.json, word for word: the causes one item of the
+  # the advice is the one in lib/report/advice.json, word for word: the causes one item of the
   # section's list, the changes the next
-  cause=$(jq -r '.concurrency.changes | join(" ")' "$KIT_ROOT/lib/advice.json")
+  cause=$(jq -r '.concurrency.changes | join(" ")' "$KIT_ROOT/lib/report/advice.json")
   assert_line "- **What to change**: $cause"
-  cause=$(jq -r '.login.causes | join(" ")' "$KIT_ROOT/lib/advice.json")
+  cause=$(jq -r '.login.causes | join(" ")' "$KIT_ROOT/lib/report/advice.json")
   assert_line "- **Likely causes**: $cause"
 }
 
@@ -113,7 +113,7 @@ copy_fixture() {
   local rows
   rows=$(sed 's/#.*//' "$KIT_ROOT/lib/metrics/list" | tr -s ' \t' '\n' | sed '/^$/d' | jq -Rn '[inputs]')
   run jq -e --argjson rows "$rows" '(keys == ($rows | sort))
-    and ([.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all)' "$KIT_ROOT/lib/advice.json"
+    and ([.[] | (.title and .what and (.causes | length > 0) and (.changes | length > 0))] | all)' "$KIT_ROOT/lib/report/advice.json"
   assert_success
   expected=$(gen --advice-md)
   actual=$(sed -n '/^<!-- advice:/,/^<!-- \/advice:/p' "$KIT_ROOT/docs/metrics.md")
@@ -192,7 +192,7 @@ copy_fixture() {
   cp -R "$KIT_ROOT/tests/fixtures/run-pass" "$dir"
   # the end of a run, as test-samba.sh does it (its umask 022)
   run bash -c 'umask 022; KIT_ROOT=$1; source "$1/lib/common.sh"
-    common_source_libs "$1" settings registry report results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
+    common_source_libs "$1" settings registry report/report run/results; RUN_DIR=$2 RUN_T0=$SECONDS results_finish' \
     _ "$KIT_ROOT" "$dir"
   assert_success
   run jq -e '.run.finished_at' "$dir/system.json"

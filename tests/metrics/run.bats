@@ -58,7 +58,7 @@ last_run() {
 @test "run: metric names run in the order of lib/metrics/list, once each; none means all of them" {
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" common-traps registry run
+  common_source_libs "$KIT_ROOT" common-traps registry run/run
   run_parse_args memory login cpu login
   assert_equal "${RUN_METRICS[*]}" "login cpu memory"
   run_parse_args
@@ -78,7 +78,7 @@ last_run() {
 @test "run: the time left is the estimates of what is left, scaled by how the metrics so far kept to theirs" {
   # the estimates knew nothing of the probes around each measurement: a default run said
   # "about 380 s" and took 453 s
-  run bash -c 'source "$1/lib/run.sh"
+  run bash -c 'source "$1/lib/run/run.sh"
     RUN_LEFT=100 RUN_EST_DONE=0 RUN_TOOK_DONE=0; run_left
     RUN_EST_DONE=40 RUN_TOOK_DONE=50; run_left
     RUN_EST_DONE=40 RUN_TOOK_DONE=10; run_left
@@ -93,7 +93,7 @@ last_run() {
 
 @test "run: the estimate counts the steady run once a round, also with repeats" {
   # with REPEAT=3, latency and errors each counted the steady run in every round: 33 s too many
-  run bash -c 'source "$1/lib/run.sh"; source "$1/lib/repeat.sh"; source "$1/lib/registry.sh"
+  run bash -c 'source "$1/lib/run/run.sh"; source "$1/lib/run/repeat.sh"; source "$1/lib/registry.sh"
     startup_repeat() { echo once; }
     registry_estimate() { case $1 in startup) echo 10 ;; latency | errors) echo 11 ;; login) echo 11 ;; esac; }
     startup_needs() { :; }; login_needs() { :; }; latency_needs() { echo mount steady; }; errors_needs() { echo mount steady; }
@@ -118,7 +118,7 @@ last_run() {
   [[ ! -e $dir/results ]] || fail "a results folder was made for a refused run"
   # a state file whose server is gone: refused too
   mkdir -p "$dir/state"
-  printf 'samba-perf-test kit folder made %s\n' "$dir/state" >"$dir/state/.samba-perf-test" # lib/state.sh trusts a marked STATE_DIR only
+  printf 'samba-perf-test kit folder made %s\n' "$dir/state" >"$dir/state/.samba-perf-test" # lib/server/state.sh trusts a marked STATE_DIR only
   printf 'KIT_SERVICE_MODE=daemon\nKIT_SMBD_PID=999999\n' >"$dir/state/kit.env"
   KIT_SETTINGS=$dir/settings.conf run "$KIT_ROOT/test-samba.sh" login
   assert_failure 1
@@ -332,7 +332,7 @@ hello_measure() {
 SH
   # 3. its verdict
   cat >"$kit/lib/metrics/hello.jq" <<'JQ'
-include "verdict";
+include "run/verdict";
 include "format";
 
 def verdict:
@@ -344,7 +344,7 @@ def verdict:
 JQ
   # its advice and its settings key
   jq '.hello = {title: "Hello: one login", what: "Time until one login works.",
-    causes: ["The server is slow."], changes: ["Make it faster."]}' "$KIT_ROOT/lib/advice.json" >"$kit/lib/advice.json"
+    causes: ["The server is slow."], changes: ["Make it faster."]}' "$KIT_ROOT/lib/report/advice.json" >"$kit/lib/report/advice.json"
   echo 'TARGET_HELLO_MAX_MS=60000            # one login works within this many ms' >>"$kit/settings.conf"
   # until lib/settings.sh reads its keys from settings.conf (issue 9), declare the key there too
   if grep -q 'TARGET_CPU_PER_READ_MAX_US TARGET_MEMORY_PER_CONN_MAX_MB$' "$kit/lib/settings.sh"; then
@@ -375,7 +375,7 @@ JQ
   scratch_kit "$kit"
   printf 'boom\nbang\n' >>"$kit/lib/metrics/list"
   for m in boom bang; do
-    printf 'include "verdict";\ndef verdict: row({unit: "x", target: 1, target_op: "<="}; {value: 0});\n' >"$kit/lib/metrics/$m.jq"
+    printf 'include "run/verdict";\ndef verdict: row({unit: "x", target: 1, target_op: "<="}; {value: 0});\n' >"$kit/lib/metrics/$m.jq"
   done
   cat >"$kit/lib/metrics/boom.sh" <<'SH'
 boom_describe() { echo "dies"; }

@@ -11,7 +11,7 @@ setup() {
   kit_require_cmd jq
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" common-traps settings registry child measure fio results run
+  common_source_libs "$KIT_ROOT" common-traps settings registry run/child run/measure run/fio run/results run/run
   registry_load
   settings_defaults
   common_colour_init

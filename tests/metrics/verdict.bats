@@ -10,7 +10,7 @@ setup() {
   kit_require_cmd jq
   # shellcheck source=/dev/null
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings registry results
+  common_source_libs "$KIT_ROOT" settings registry run/results
   registry_load
   common_colour_init
   settings_defaults
@@ -134,7 +134,7 @@ with_profile() {
   run jq -r '"\(.value) \(.details.server.calls)|\(.details.server.of)"' "$RUN_DIR/metrics/concurrency.json"
   assert_output '1 444|the step of 4 clients alone, the one the verdict rests on (the first that did not keep up)'
   # the report names it above the table
-  run jq -r -L "$KIT_ROOT/lib" 'include "serverview"; .details.server | sv_server_md' "$RUN_DIR/metrics/concurrency.json"
+  run jq -r -L "$KIT_ROOT/lib" 'include "run/serverview"; .details.server | sv_server_md' "$RUN_DIR/metrics/concurrency.json"
   assert_line --index 0 'Of the step of 4 clients alone, the one the verdict rests on (the first that did not keep up):'
 }
 
@@ -319,7 +319,7 @@ with_profile() {
   assert_line --index 0 '["x -5–-3 y (in 2 measurements)","t 1e-05–3e-05 s (in 2 measurements)"]'
   assert_line --index 1 '["a 0.5–0.9 b (in 3 repeats)"]'
   # a metric object merges its measurements' warnings
-  run jq -nc -L "$KIT_ROOT/lib" --arg metric x --argjson elapsed null 'include "verdict";
+  run jq -nc -L "$KIT_ROOT/lib" --arg metric x --argjson elapsed null 'include "run/verdict";
     {status: "PASS", value: 1, warnings: ["a 1 b", "a 2 b", "c"]} | object | .warnings'
   assert_output '["a 1–2 b (in 2 measurements)","c"]'
 }
@@ -329,7 +329,7 @@ with_profile() {
   mkdir -p "$root"
   cp -R "$KIT_ROOT/lib" "$root/"
   echo odd >>"$root/lib/metrics/list"
-  printf 'include "verdict";\ndef verdict: row({unit: "x", target: 1, target_op: "<="}; {value: 0});\n' >"$root/lib/metrics/odd.jq"
+  printf 'include "run/verdict";\ndef verdict: row({unit: "x", target: 1, target_op: "<="}; {value: 0});\n' >"$root/lib/metrics/odd.jq"
   printf 'odd_describe() { echo odd; }\nodd_needs() { echo mount; }\n' >"$root/lib/metrics/odd.sh"
   KIT_ROOT=$root run registry_load
   assert_failure 1
@@ -359,7 +359,7 @@ with_profile() {
 @test "latency from when due: a 300 ms request at 500/s stands for the 149 requests due behind it" {
   # HdrHistogram's recordValueWithExpectedInterval, by hand: 298, 296, ..., 2 ms added to the
   # 2,499 of 0.1 ms and the one of 300 ms: 2,649 values, the 27th largest is 248 ms
-  run jq -n -c -L "$KIT_ROOT/lib" 'include "steady";
+  run jq -n -c -L "$KIT_ROOT/lib" 'include "run/steady";
     ({"100000": 2499, "300000000": 1} | due_latency(.; 2e6)),
     ({"1000000": 10, "3000000": 5, "4000000": 1} | due_latency(.; 2e6) | [.held_back, .p99]),
     due_latency(null; 2e6)'

@@ -151,7 +151,7 @@ cr_step() {
 # 'smbd: notifyd .': the parent tells whose they are).
 cr_samba_states() {
   local p stat
-  cr_step "$1" 60 'source lib/common.sh && source lib/deps-units.sh && deps_unit_states debian'
+  cr_step "$1" 60 'source lib/common.sh && source lib/server/deps-units.sh && deps_unit_states debian'
   for p in $(cr_procs); do
     case $(cat "/proc/$p/comm" 2>/dev/null) in
       smbd* | nmbd* | samba*)

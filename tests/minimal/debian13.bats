@@ -81,7 +81,7 @@ setup() {
   refute_output 0
 }
 
-# 'smbstatus -P' of 4.22 has the counters lib/profile.jq reads: the login storm's connects,
+# 'smbstatus -P' of 4.22 has the counters lib/run/profile.jq reads: the login storm's connects,
 # session setups and tree connects are counted
 @test "minimal Debian 13: the server view read Samba 4.22's smbstatus -P" {
   local f

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# tests/report/charts.bats: lib/charts.sh draws what results.json holds (each metric's .charts,
-# emitted by its verdict through lib/series.jq) and nothing else. The run folder is made from the
+# tests/report/charts.bats: lib/report/charts.sh draws what results.json holds (each metric's .charts,
+# emitted by its verdict through lib/run/series.jq) and nothing else. The run folder is made from the
 # fixture's raw files by the kit's own verdicts and report (tests/report/run-folder.bash). Checks:
 # which charts, well-formed SVG, the plotted points are the data (tests/report/svg.bash), a chart
 # that cannot be drawn is a not_drawn entry, no gnuplot = no charts.
@@ -211,7 +211,7 @@ bars_match() {
     [[ -x $f && ${f##*/} != gnuplot* && ! -e $bin/${f##*/} ]] && ln -s "$f" "$bin/${f##*/}"
   done
   cp -R "$RUN/." "$dir/"
-  PATH=$bin run "$KIT_ROOT/lib/charts.sh" "$dir"
+  PATH=$bin run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   run jq -c '{why, charts, tool}' "$dir/charts/index.json"
   assert_output '{"why":"gnuplot not installed","charts":[],"tool":null}'
@@ -227,11 +227,11 @@ bars_match() {
       {name: "nokind", kind: "pie", title: "a pie", data: [["a", 1]]},
       {name: "bad", kind: "bars", title: "bad", vars: {xlab: "x"}, data: [["a", "not a number"]]},
       {name: "good", kind: "bars", title: "login: good bars", vars: {xlab: "x"}, data: [["a", 1], ["b", 2]]}]'
-  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   run jq -r '.not_drawn[] | select(.metric == "login") | "\(.kind): \(.why)"' "$dir/charts/index.json"
   assert_line --index 0 'empty: no per-second data'
-  assert_line --index 1 'nokind: no chart template lib/charts/pie.gp'
+  assert_line --index 1 'nokind: no chart template lib/report/charts/pie.gp'
   assert_line --index 2 --regexp '^bad: gnuplot could not draw it: .+'
   [[ ${#lines[@]} -eq 3 ]]
   run jq -r '.charts[] | select(.metric == "login") | .file' "$dir/charts/index.json"
@@ -246,7 +246,7 @@ bars_match() {
   results_edit "$dir" '.metrics.login.charts = [5,
       {name: "odd", kind: "series", title: "odd", series: {a: {y: [1]}}, vars: [1]},
       {name: "good", kind: "bars", title: "login: good bars", vars: {xlab: "x"}, data: [["a", 1], ["b", 2]]}]'
-  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   run jq -r '.not_drawn[] | select(.metric == "login") | "\(.kind): \(.why)"' "$dir/charts/index.json"
   assert_line --index 0 ': its name is not a short lower-case word'
@@ -264,7 +264,7 @@ bars_match() {
   mkdir -p "$bin"
   printf '#!/bin/sh\necho jq >>"%s/jq.calls"\nexec %s "$@"\n' "$BATS_TEST_TMPDIR" "$(command -v jq)" >"$bin/jq"
   chmod +x "$bin/jq"
-  PATH=$bin:$PATH run "$KIT_ROOT/lib/charts.sh" "$dir"
+  PATH=$bin:$PATH run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   n=$(jq '.charts | length' "$dir/charts/index.json")
   ((n >= 15)) || fail "only $n charts drawn"
@@ -291,7 +291,7 @@ bars_match() {
   local dir="$BATS_TEST_TMPDIR/cmp dir"
   mkdir -p "$dir"
   cp -R "$KIT_ROOT/tests/fixtures/charts-compare/." "$dir/"
-  run "$KIT_ROOT/lib/charts.sh" --compare "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" --compare "$dir"
   assert_success
   run jq -r '.charts[].file' "$dir/charts/index.json"
   assert_output 'charts/compare-login.svg
@@ -314,32 +314,32 @@ charts/compare-memory.svg'
 }
 
 @test "charts: usage and bad folders" {
-  run "$KIT_ROOT/lib/charts.sh"
+  run "$KIT_ROOT/lib/report/charts.sh"
   assert_failure 2
-  run "$KIT_ROOT/lib/charts.sh" "$BATS_TEST_TMPDIR/none"
+  run "$KIT_ROOT/lib/report/charts.sh" "$BATS_TEST_TMPDIR/none"
   assert_failure 1
   assert_output "error: no run folder '$BATS_TEST_TMPDIR/none'"
   mkdir "$BATS_TEST_TMPDIR/empty"
-  run "$KIT_ROOT/lib/charts.sh" "$BATS_TEST_TMPDIR/empty"
+  run "$KIT_ROOT/lib/report/charts.sh" "$BATS_TEST_TMPDIR/empty"
   assert_failure 1
   assert_output "error: no results '$BATS_TEST_TMPDIR/empty/results.json'"
   echo '[]' >"$BATS_TEST_TMPDIR/results.json"
-  run "$KIT_ROOT/lib/charts.sh" "$BATS_TEST_TMPDIR"
+  run "$KIT_ROOT/lib/report/charts.sh" "$BATS_TEST_TMPDIR"
   assert_failure 1
   assert_output "error: '$BATS_TEST_TMPDIR/results.json' has no metrics"
-  run "$KIT_ROOT/lib/charts.sh" --compare "$BATS_TEST_TMPDIR"
+  run "$KIT_ROOT/lib/report/charts.sh" --compare "$BATS_TEST_TMPDIR"
   assert_failure 1
   assert_output "error: no compare record '$BATS_TEST_TMPDIR/compare.json'"
-  run "$KIT_ROOT/lib/charts.sh" --help
+  run "$KIT_ROOT/lib/report/charts.sh" --help
   assert_success
-  assert_line --index 0 'Usage: lib/charts.sh RUN_DIR'
+  assert_line --index 0 'Usage: lib/report/charts.sh RUN_DIR'
 }
 
 @test "charts: charts.sh reads results.json alone: no raw/, metrics/ or settings.env" {
   local dir
   dir=$(copy_run alone)
   rm -r "$dir/raw" "$dir/metrics" "$dir/settings.env"
-  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   cmp "$C/index.json" "$dir/charts/index.json" || diff <(jq -S 'del(.seconds)' "$C/index.json") <(jq -S 'del(.seconds)' "$dir/charts/index.json")
   for f in "$C"/*.svg; do cmp "$f" "$dir/charts/${f##*/}"; done
@@ -352,7 +352,7 @@ charts/compare-memory.svg'
   local dir
   dir=$(copy_run 'low p99')
   results_edit "$dir" '.metrics.concurrency.charts |= map(if .name == "curve" then .data |= map(.[2] = 0.5 | .[3] = 1) | .vars.failed = 0 else . end)'
-  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   grep -q 'p99 target 10 ms' "$dir/charts/curve-concurrency.svg"
   run grep -c 'did not keep up' "$dir/charts/curve-concurrency.svg"
@@ -360,7 +360,7 @@ charts/compare-memory.svg'
 }
 
 @test "charts: with repeats a curve draws each repeat's steps too, and a distribution each repeat's lines" {
-  # lib/repeat.jq combines the repeats' metric objects: their charts too (charts_merge)
+  # lib/run/repeat.jq combines the repeats' metric objects: their charts too (charts_merge)
   local src="$BATS_TEST_TMPDIR/src" r2="$BATS_TEST_TMPDIR/r2" dir n
   mkdir -p "$src"
   cp -R "$KIT_ROOT/tests/fixtures/charts-run/." "$src/"
@@ -372,9 +372,9 @@ charts/compare-memory.svg'
   dir=$(copy_run repeats)
   jq -n -L "$KIT_ROOT/lib" --slurpfile a "$RUN/metrics/concurrency.json" --slurpfile b "$r2/metrics/concurrency.json" \
     --slurpfile r "$dir/results.json" --arg metric concurrency --arg skip '' --arg error '' --argjson cpus 2 \
-    --argjson elapsed null 'include "repeat"; $r[0] | .metrics.concurrency = ([$a[0], $b[0]] | combine([]))' >"$dir/r.json"
+    --argjson elapsed null 'include "run/repeat"; $r[0] | .metrics.concurrency = ([$a[0], $b[0]] | combine([]))' >"$dir/r.json"
   mv "$dir/r.json" "$dir/results.json"
-  run "$KIT_ROOT/lib/charts.sh" "$dir"
+  run "$KIT_ROOT/lib/report/charts.sh" "$dir"
   assert_success
   xmllint --noout "$dir/charts/curve-concurrency.svg"
   # the repeats' points, repeat 1's steps then repeat 2's, are the data (clients, IOPS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/report/html.bats: report.html and compare.html (lib/html.sh) on fixture folders, looked
+# tests/report/html.bats: report.html and compare.html (lib/report/html.sh) on fixture folders, looked
 # at in headless Chromium: a screenshot that is not blank, no console errors, nothing
 # fetched, the verdict table in the DOM, every chart with a drawing area, no sideways
 # scrolling on a phone.
@@ -23,8 +23,8 @@ setup_file() {
   # them in report.md and writes report.html
   run_folder_make "$KIT_ROOT/tests/fixtures/charts-run" "$RUN"
   "$KIT_ROOT/test-samba.sh" report "$RUN"
-  "$KIT_ROOT/lib/charts.sh" --compare "$CMP"
-  "$KIT_ROOT/lib/html.sh" --compare "$CMP"
+  "$KIT_ROOT/lib/report/charts.sh" --compare "$CMP"
+  "$KIT_ROOT/lib/report/html.sh" --compare "$CMP"
   local d=$BATS_FILE_TMPDIR
   # the screenshots at the size of README's pictures (docs/screenshot-*.png)
   browser_shot "$RUN/report.html" "$d/report.png" 1000 2300 "$d/report.log"
@@ -144,7 +144,7 @@ probe_lines() {
   mkdir -p "$dir"
   # shellcheck disable=SC2016 # backticks are Markdown
   printf '# Long\n\n- all 9 commands: `results.json` `.metrics.concurrency.details.server.commands.and.more.of.it`\n' >"$dir/report.md"
-  "$KIT_ROOT/lib/html.sh" "$dir"
+  "$KIT_ROOT/lib/report/html.sh" "$dir"
   run probe_lines <(browser_probe "$dir/report.html" 414 800)
   phone_ok "${lines[@]}"
   # and the probe does see a frame of 414 px (Chromium's own window is at least 500 px)
@@ -210,7 +210,7 @@ probe_lines() {
   cp -R "$RUN/." "$dir/"
   # several on one line, as report.md puts a metric's charts: each becomes a figure
   printf '# Linked\n\n## Only one\n\n![the curve](charts/curve-concurrency.svg) ![gone](charts/gone.svg) ![the rounds](charts/rounds-startup.svg)\n\ntext <b>bold?</b>\n' >"$dir/report.md"
-  run "$KIT_ROOT/lib/html.sh" "$dir"
+  run "$KIT_ROOT/lib/report/html.sh" "$dir"
   assert_success
   [[ $(grep -c '<svg ' "$dir/report.html") -eq 2 ]]
   grep -q 'aria-label="the curve"' "$dir/report.html"
@@ -240,7 +240,7 @@ probe_lines() {
   assert_output 0
   grep -q '<td><a href="#login-rate-login">login</a></td>' "$dir/report.html"
   rm "$bin/cmark-gfm" "$dir/report.html"
-  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  PATH=$bin run "$KIT_ROOT/lib/report/html.sh" "$dir"
   assert_failure 1
   assert_output "error: cannot write '$dir/report.html': no Markdown renderer (install cmark-gfm or python3-markdown)"
   [[ ! -e $dir/report.html ]]
@@ -252,9 +252,9 @@ probe_lines() {
 }
 
 @test "html: usage and a folder without a report" {
-  run "$KIT_ROOT/lib/html.sh"
+  run "$KIT_ROOT/lib/report/html.sh"
   assert_failure 2
-  run "$KIT_ROOT/lib/html.sh" "$BATS_TEST_TMPDIR"
+  run "$KIT_ROOT/lib/report/html.sh" "$BATS_TEST_TMPDIR"
   assert_failure 1
   assert_output "error: no report '$BATS_TEST_TMPDIR/report.md'"
 }
@@ -268,7 +268,7 @@ probe_lines() {
   for f in /usr/bin/* /bin/*; do
     [[ -x $f && ${f##*/} != cmark* && ! -e $bin/${f##*/} ]] && ln -s "$f" "$bin/${f##*/}"
   done
-  PATH=$bin run "$KIT_ROOT/lib/html.sh" "$dir"
+  PATH=$bin run "$KIT_ROOT/lib/report/html.sh" "$dir"
   assert_success
   [[ $(grep -c '<svg ' "$dir/report.html") -eq 17 ]]
   run grep -c '<td class="pass">PASS</td>' "$dir/report.html"

@@ -1,5 +1,5 @@
 # tests/report/run-folder.bash: make a run folder from a fixture's raw files through the kit's own
-# verdicts (lib/metrics/NAME.jq) and report (lib/report.sh), as a run would at its end: the
+# verdicts (lib/metrics/NAME.jq) and report (lib/report/report.sh), as a run would at its end: the
 # metric objects, results.json with each metric's charts, charts/, report.md and report.html.
 # Sourced by tests (bats load); needs jq.
 # shellcheck disable=SC2034 # RUN_DIR, RUN_CPUS and the settings are read by the sourced libraries
@@ -15,7 +15,7 @@ run_folder_make() {
   (
     # shellcheck source=lib/common.sh
     source "$KIT_ROOT/lib/common.sh"
-    common_source_libs "$KIT_ROOT" settings registry results report compare
+    common_source_libs "$KIT_ROOT" settings registry run/results report/report report/compare
     registry_load
     settings_defaults
     # shellcheck source=/dev/null

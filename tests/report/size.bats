@@ -70,8 +70,8 @@ section() {
       assert_output --partial "]($chart)"
     done < <(jq -r --arg m "$m" '.charts[]? | select(.metric == $m) | .file' "$RUN/charts/index.json")
     if [[ $verdict == FAIL ]]; then
-      cause=$(jq -r --arg m "$m" '.[$m].causes | join(" ")' "$KIT_ROOT/lib/advice.json")
-      change=$(jq -r --arg m "$m" '.[$m].changes | join(" ")' "$KIT_ROOT/lib/advice.json")
+      cause=$(jq -r --arg m "$m" '.[$m].causes | join(" ")' "$KIT_ROOT/lib/report/advice.json")
+      change=$(jq -r --arg m "$m" '.[$m].changes | join(" ")' "$KIT_ROOT/lib/report/advice.json")
       assert_output --partial "Likely causes**: $cause"
       assert_output --partial "What to change**: $change"
     fi
@@ -89,7 +89,7 @@ section() {
 }
 
 @test "size: with REPEAT=3 (the default) a metric's repeats take one line more, about 255 in all" {
-  # the fixture's rows as 3 repeats of the same value (lib/repeat.jq's shape): a default run's
+  # the fixture's rows as 3 repeats of the same value (lib/run/repeat.jq's shape): a default run's
   # report has each row's repeats line besides
   local dir=$BATS_TEST_TMPDIR/three f n
   cp -R "$RUN" "$dir"

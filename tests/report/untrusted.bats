@@ -37,11 +37,11 @@ unchanged() {
   # charts/ pointing elsewhere: charts.sh and html.sh write nothing through it
   rm -rf "$RUN/charts"
   ln -s "$OUTSIDE" "$RUN/charts"
-  run "$KIT_ROOT/lib/charts.sh" "$RUN"
+  run "$KIT_ROOT/lib/report/charts.sh" "$RUN"
   assert_failure 1
   assert_output "error: '$RUN/charts' is a symbolic link: a run folder is data, and the kit follows no link in it"
   echo '# Report' >"$RUN/report.md"
-  run "$KIT_ROOT/lib/html.sh" "$RUN"
+  run "$KIT_ROOT/lib/report/html.sh" "$RUN"
   assert_failure 1
   [[ ! -e $RUN/report.html ]] || fail "html.sh wrote report.html"
   unchanged
@@ -68,7 +68,7 @@ unchanged() {
   # the next line a command of its own
   jq --arg u $'MB/s\nsystem "touch '"$mark"$'"\nb = \'1' '.metrics[0].unit = $u' "$cmp/compare.json" >"$cmp/c.json"
   mv "$cmp/c.json" "$cmp/compare.json"
-  run "$KIT_ROOT/lib/charts.sh" --compare "$cmp"
+  run "$KIT_ROOT/lib/report/charts.sh" --compare "$cmp"
   assert_success
   [[ ! -e $mark ]] || fail "gnuplot ran the command from the run folder"
   jq -e '.charts | length > 0' "$cmp/charts/index.json"

@@ -6,7 +6,7 @@
 # again in the section; the Little's-law remark of a failed login, not once more per repeat.
 # Folders: tests/fixtures/full-run (every metric measured once) and the same with its login row
 # made of 3 repeats (0.9 to 1.2 logins/s, each disturbed and kept) by the kit's own verdict
-# (lib/metrics/login.jq) and repeat combining (lib/repeat.sh repeat_collect).
+# (lib/metrics/login.jq) and repeat combining (lib/run/repeat.sh repeat_collect).
 
 setup_file() {
   load '../test_helper/common-setup'
@@ -38,7 +38,7 @@ repeat_folder() (
   cp -R "$KIT_ROOT/tests/fixtures/full-run/." "$dir/"
   # shellcheck source=lib/common.sh
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings registry results repeat
+  common_source_libs "$KIT_ROOT" settings registry run/results run/repeat
   registry_load
   settings_defaults
   # shellcheck source=/dev/null

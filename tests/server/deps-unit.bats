@@ -9,8 +9,8 @@ setup() {
   load ../test_helper/common-setup
   _common_setup
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings state deps-units deps smbconf selinux service-unit \
-    service-cgroup service
+  common_source_libs "$KIT_ROOT" settings server/state server/deps-units server/deps server/smbconf server/selinux server/service-unit \
+    server/service-cgroup server/service
   export KIT_SETTINGS=$BATS_TEST_TMPDIR/settings.conf
   printf 'MEMORY_CONNECTIONS=%s\nSTATE_DIR=/var/lib/samba/perf-test-x\n' 5000 >"$KIT_SETTINGS"
   settings_load "$KIT_ROOT"
@@ -70,7 +70,7 @@ cmark-gfm"
   refute_line -
   assert_line gnuplot
   # the same commands on both families: only semanage (SELinux) is RHEL's alone, and cmark-gfm
-  # (report.html) Debian's (RHEL has no package of it: lib/html.sh takes python3-markdown there)
+  # (report.html) Debian's (RHEL has no package of it: lib/report/html.sh takes python3-markdown there)
   run diff <(deps_commands debian | cut -d' ' -f1 | grep -vx cmark-gfm) <(deps_commands rhel | cut -d' ' -f1 | grep -vx semanage)
   assert_success
 }

@@ -91,7 +91,7 @@ assert_names() {
   for s in share share2; do
     run env SHARE_DIR="$t/$s" DATA_FILE_MB=1 SEQ_STREAMS=1 RANDOM_JOBS=1 bash -c 'set -euo pipefail; KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" baseline
+      common_source_libs "$KIT_ROOT" run/baseline
       source "$KIT_ROOT/lib/metrics/seqread.sh"
       baseline_prepare seqread
       echo "dir=$BASELINE_DIR why=$BASELINE_WHY"' hs-baseline "$KIT_ROOT"

@@ -42,8 +42,8 @@ kit_libs() {
   bash -c 'set -euo pipefail
     KIT_ROOT=$1
     source "$KIT_ROOT/lib/common.sh"
-    common_source_libs "$KIT_ROOT" common-traps settings state lock deps-units deps account \
-      smbconf selinux service-unit service-cgroup service redirect mount cleanup
+    common_source_libs "$KIT_ROOT" common-traps settings server/state lock server/deps-units server/deps server/account \
+      server/smbconf server/selinux server/service-unit server/service-cgroup server/service server/redirect server/mount server/cleanup
     settings_load "$KIT_ROOT"
     eval "$2"' kit-libs "$KIT_ROOT" "$1"
 }
@@ -112,8 +112,8 @@ NFT
   run env PATH="$KIT_ROOT/tests/stubs:$PATH" STUB_LOG="$log" STUB_SYSTEMCTL_SHOW="$unit" \
     bash -c 'set -euo pipefail; KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" common-traps settings state lock account smbconf selinux \
-        service-unit service-cgroup service redirect mount cleanup
+      common_source_libs "$KIT_ROOT" common-traps settings server/state lock server/account server/smbconf server/selinux \
+        server/service-unit server/service-cgroup server/service server/redirect server/mount server/cleanup
       settings_load "$KIT_ROOT"
       service_mode() { echo systemd; }
       KIT_SERVICE_MODE=systemd KIT_UNIT=$(service_unit)
@@ -228,8 +228,8 @@ NFT
   run env SHARE_DIR="$t/share" LOG_DIR="$t/log" MOUNT_POINT="$t/mnt" RUN_DIR="$t/run" DATA_FILE_MB=1 \
     bash -c 'set -euo pipefail; KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" common-traps state child mount run fio service-unit \
-        service-cgroup service
+      common_source_libs "$KIT_ROOT" common-traps server/state run/child server/mount run/run run/fio server/service-unit \
+        server/service-cgroup server/service
       child_share_dir metadata
       fio_data_file
       service_log_links_remove' hs-links "$KIT_ROOT"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr is set by 'run --separate-stderr'
-# tests/server/redirect-unit.bats: lib/redirect.sh's time limit on nft, with a stand-in nft on
+# tests/server/redirect-unit.bats: lib/server/redirect.sh's time limit on nft, with a stand-in nft on
 # PATH (a slow one cannot be made from the real nft). The qemu guest's first 'nft -f' (it loads
 # the nf_tables and nat modules on an emulated CPU) took over the old 10 s on a busy host, and
 # start-samba.sh stopped with "could not add the nftables table".
@@ -26,7 +26,7 @@ STUB
 
 # add: redirect_add with the stand-in nft and the state set aside; $1: REDIRECT_NFT_TIMEOUT or ''.
 add() {
-  PATH=$BATS_TEST_TMPDIR/bin:$PATH bash -c 'source "$1/lib/common.sh"; source "$1/lib/clienthosts.sh"; source "$1/lib/redirect.sh"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH bash -c 'source "$1/lib/common.sh"; source "$1/lib/run/clienthosts.sh"; source "$1/lib/server/redirect.sh"
     state_set() { :; }
     NFT_TABLE=samba_perf_test_u CLIENT_ADDR=127.0.0.2 SERVER_ADDR=127.0.0.1 TEST_PORT=4450
     [[ -z $2 ]] || REDIRECT_NFT_TIMEOUT=$2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154,SC2016,SC2030,SC2031 # $stderr is set by 'run --separate-stderr'; the bash -c scripts expand their own $1; each test exports its own settings
-# tests/server/sambaparams.bats: the Samba parameters under test (lib/sambaparams*.sh), checked
+# tests/server/sambaparams.bats: the Samba parameters under test (lib/server/sambaparams*.sh), checked
 # with the real testparm: accepted lines, refused names and values, the kit's own parameters.
 # Starts no server (no lock needed).
 
@@ -13,22 +13,22 @@ setup() {
   unset SAMBA_GLOBAL_PARAMS SAMBA_SHARE_PARAMS
 }
 
-# params FUNCTION ARG...: run a lib/sambaparams.sh function in a fresh bash.
+# params FUNCTION ARG...: run a lib/server/sambaparams.sh function in a fresh bash.
 params() {
-  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams; shift; "$@"' \
+  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams; shift; "$@"' \
     params "$KIT_ROOT" "$@"
 }
 
 # validated_lines KEY: sambaparams_validate, then sambaparams_lines KEY, in one fresh bash.
 validated_lines() {
-  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
+  bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams
     sambaparams_validate && sambaparams_lines "$2"' _ "$KIT_ROOT" "$1"
 }
 
 # refused KEY VALUE MESSAGE: setting KEY=VALUE fails the check with exactly MESSAGE, prints
 # nothing on stdout and leaves no temporary files.
 refused() {
-  run --separate-stderr env "$1=$2" bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
+  run --separate-stderr env "$1=$2" bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams
     sambaparams_validate' _ "$KIT_ROOT"
   assert_failure 1
   assert_equal "$stderr" "error: $3"
@@ -135,12 +135,12 @@ refused() {
   # sambaparams_testparm alone, without the name list: 'lock dir' and 'writable' resolve to
   # 'lock directory' and 'read only' (testparm shows only values that differ from the
   # default: 'writable = no' is the default 'read only = yes', so the name list stays needed)
-  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams
     d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
     sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" global 'lock dir' /tmp/x
   assert_failure 1
   assert_equal "$stderr" "error: setting 'KEY' has bad parameter 'lock dir = /tmp/x': it sets 'lock directory', which the kit manages: a path of the kit: it keeps its files apart from the host's Samba (set them with SHARE_DIR, STATE_DIR, LOG_DIR)"
-  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams
     d=$(mktemp -d); sambaparams_probe "$d" "$2"; cp "$d/out" "$d/base.out"
     sambaparams_testparm KEY "$2" "$3" "$4" "$d"' _ "$KIT_ROOT" share writable yes
   assert_failure 1
@@ -164,7 +164,7 @@ refused() {
   for d in lock state cache pid private; do mkdir -p "$STATE_DIR/$d"; done
   # the kit's template rendered with its defaults: @SAMBA_GLOBAL_PARAMS@ after 'use sendfile',
   # @SAMBA_SHARE_PARAMS@ after 'valid users' (templates/smb.conf.in)
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/server/smbconf.sh"
     KIT_SETTINGS= settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
   assert_success
   assert_line '  aio read size = 1'
@@ -191,7 +191,7 @@ refused() {
   assert_failure 1
   assert_output ''
   assert_equal "$stderr" "error: setting 'SAMBA_GLOBAL_PARAMS' has bad parameter 'aio read size = lots': needs a size (a number, or with K, M or G)"
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/smbconf.sh"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/server/smbconf.sh"
     KIT_SETTINGS= settings_load "$1" >/dev/null; smbconf_render "$1"' _ "$KIT_ROOT"
   assert_success
   refute_output --partial 'parameters under test'
@@ -256,7 +256,7 @@ SAMBA_SHARE_PARAMS|copy = perftest|$at
 SAMBA_SHARE_PARAMS|shadow:snapdir = /etc|$at
 SAMBA_SHARE_PARAMS|recycle:repository = .trash|options are taken only for the VFS modules $mods, without a '/' in the value
 SAMBA_SHARE_PARAMS|readahead:length = /etc|options are taken only for the VFS modules $mods, without a '/' in the value
-SAMBA_GLOBAL_PARAMS|server string = tuned|not on the kit's list of tuning parameters (sambaparams_allowed in lib/sambaparams-policy.sh)
+SAMBA_GLOBAL_PARAMS|server string = tuned|not on the kit's list of tuning parameters (sambaparams_allowed in lib/server/sambaparams-policy.sh)
 EOF
   assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
   # the tuning modules and their options, and synonyms of tuning parameters, pass
@@ -267,7 +267,7 @@ EOF
 }
 
 @test "sambaparams: a sweep variant with a parameter that runs a command is refused by the same check" {
-  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/sweep.sh"
+  run --separate-stderr bash -c 'source "$1/lib/common.sh"; source "$1/lib/settings.sh"; source "$1/lib/run/sweep.sh"
     KIT_ROOT=$1 KIT_SETTINGS= SWEEP_BASE=()
     sweep_check_variant 2 "$2" >/dev/null' _ "$KIT_ROOT" "SAMBA_GLOBAL_PARAMS='panic action = touch $BATS_TEST_TMPDIR/pwned'"
   assert_failure 2
@@ -282,7 +282,7 @@ EOF
   chmod 0644 "$f"
   # checked and used are the same lines: the file changed after the check changes nothing;
   # the setting holds them on one line (the state and the sweep keep it so)
-  run bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" sambaparams-policy sambaparams
+  run bash -c 'source "$1/lib/common.sh"; common_source_libs "$1" server/sambaparams-policy server/sambaparams
     SAMBA_SHARE_PARAMS=$2; sambaparams_validate
     printf "root preexec = touch %s/pwned\n" "${2%/*}" >"$2"
     printf "%s\n" "$SAMBA_SHARE_PARAMS"

@@ -20,7 +20,7 @@ STATE_DIR=$BATS_TEST_TMPDIR/state
 MOUNT_POINT=$R/mnt
 CONF
   source "$KIT_ROOT/lib/common.sh"
-  common_source_libs "$KIT_ROOT" settings state service-unit service-cgroup service selinux
+  common_source_libs "$KIT_ROOT" settings server/state server/service-unit server/service-cgroup server/service server/selinux
   settings_load "$KIT_ROOT"
 }
 

@@ -13,17 +13,17 @@ srv_setup_file() {
   export SRV_ROOT SRV_PORT SRV_ADDR SRV_USER SRV_TABLE SRV_SERVICE SRV_SETTINGS
 }
 
-# srv_cleanup: './test-samba.sh cleanup'; until lib/run.sh exists (another issue), the same
+# srv_cleanup: './test-samba.sh cleanup'; until lib/run/run.sh exists (another issue), the same
 # cleanup_all through the libraries.
 srv_cleanup() {
-  if [[ -f $KIT_ROOT/lib/run.sh ]]; then
+  if [[ -f $KIT_ROOT/lib/run/run.sh ]]; then
     "$KIT_ROOT/test-samba.sh" cleanup
   else
     bash -c 'set -euo pipefail
       KIT_ROOT=$1
       source "$KIT_ROOT/lib/common.sh"
-      common_source_libs "$KIT_ROOT" common-traps settings state lock deps-units deps account \
-        smbconf selinux service-unit service-cgroup service redirect mount cleanup
+      common_source_libs "$KIT_ROOT" common-traps settings server/state lock server/deps-units server/deps server/account \
+        server/smbconf server/selinux server/service-unit server/service-cgroup server/service server/redirect server/mount server/cleanup
       cleanup_all' srv-cleanup "$KIT_ROOT"
   fi
 }

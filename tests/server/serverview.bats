@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2016,SC2030,SC2031 # jq programs in single quotes; PATH set per test
-# The server's view (issue 11): smbd's per-command counters (lib/profile.jq,
+# The server's view (issue 11): smbd's per-command counters (lib/run/profile.jq,
 # lib/probes/profile.sh), client against server CPU (lib/probes/clientcpu.sh,
-# lib/clientcpu.jq) and the local-disk baseline (lib/baseline.sh).
+# lib/run/clientcpu.jq) and the local-disk baseline (lib/run/baseline.sh).
 # The jq programs are checked on fixtures taken from a real 'smbstatus -P'; the probes against a
 # private smbd (profiling on) on a free loopback port, where each per-command count must equal
 # an independent one: the helper's own count, and tshark's count of the requests on the wire.
@@ -56,16 +56,16 @@ setup() {
   export RUN_DIR SERVICE_NAME
   # shellcheck source=lib/common.sh
   source "$KIT_ROOT/lib/common.sh"
-  # shellcheck source=lib/service-unit.sh
-  source "$KIT_ROOT/lib/service-unit.sh"
-  # shellcheck source=lib/service-cgroup.sh
-  source "$KIT_ROOT/lib/service-cgroup.sh"
-  # shellcheck source=lib/service.sh
-  source "$KIT_ROOT/lib/service.sh"
-  # shellcheck source=lib/fio.sh
-  source "$KIT_ROOT/lib/fio.sh"
-  # shellcheck source=lib/baseline.sh
-  source "$KIT_ROOT/lib/baseline.sh"
+  # shellcheck source=lib/server/service-unit.sh
+  source "$KIT_ROOT/lib/server/service-unit.sh"
+  # shellcheck source=lib/server/service-cgroup.sh
+  source "$KIT_ROOT/lib/server/service-cgroup.sh"
+  # shellcheck source=lib/server/service.sh
+  source "$KIT_ROOT/lib/server/service.sh"
+  # shellcheck source=lib/run/fio.sh
+  source "$KIT_ROOT/lib/run/fio.sh"
+  # shellcheck source=lib/run/baseline.sh
+  source "$KIT_ROOT/lib/run/baseline.sh"
   # shellcheck source=lib/probes/profile.sh
   source "$KIT_ROOT/lib/probes/profile.sh"
   # shellcheck source=lib/probes/clientcpu.sh
@@ -84,10 +84,10 @@ live() {
 
 # snapshot FILE: parse a fixture into a snapshot object
 snapshot() {
-  jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text' "$1"
+  jq -L "$KIT_ROOT/lib" -R -s -c 'include "run/profile"; profile_parse_text' "$1"
 }
 
-# measure_like NAME CMD...: what lib/measure.sh (issue 8) does with the probes, in short: the
+# measure_like NAME CMD...: what lib/run/measure.sh (issue 8) does with the probes, in short: the
 # probes' before (profile, clientcpu, then smbd's CPU as the cgcpu probe reports it), CMD in a
 # child that calls the probes' enter first, then the afters in reverse order; writes
 # raw/NAME.evidence.json {wall_s, probes: {profile, clientcpu, cgcpu}} and CMD's stdout to
@@ -122,14 +122,14 @@ profile_of() {
 
 # calls CMD: calls of CMD in measurement t's server view
 calls() {
-  profile_of t | jq -L "$KIT_ROOT/lib" -r --arg c "$1" 'include "profile"; profile_calls($c)'
+  profile_of t | jq -L "$KIT_ROOT/lib" -r --arg c "$1" 'include "run/profile"; profile_calls($c)'
 }
 
 @test "profile_parse_text and profile_parse_json read the same counters from one smbd" {
   kit_require_cmd jq
   local t j
   t=$(snapshot "$FIX/smbstatus-P.after.txt")
-  j=$(jq -L "$KIT_ROOT/lib" -c 'include "profile"; profile_parse_json' "$FIX/smbstatus-P.after.json")
+  j=$(jq -L "$KIT_ROOT/lib" -c 'include "run/profile"; profile_parse_json' "$FIX/smbstatus-P.after.json")
   [[ $(jq -S . <<<"$t") == "$(jq -S . <<<"$j")" ]] || fail "text and json differ: $t / $j"
   [[ $(jq '.commands.read.count' <<<"$t") == 42333 ]]
   [[ $(jq '.connects' <<<"$t") == 2 ]]
@@ -142,7 +142,7 @@ calls() {
   run diff <(grep -oE '^[a-z0-9_]+:' "$FIX/smbstatus-P.after.txt") <(grep -oE '^[a-z0-9_]+:' "$FIX/smbstatus-P.4.22.txt")
   assert_output $'22,25d21\n< syscall_seekdir_count:\n< syscall_seekdir_time:\n< syscall_telldir_count:\n< syscall_telldir_time:'
   t=$(snapshot "$FIX/smbstatus-P.4.22.txt")
-  j=$(jq -L "$KIT_ROOT/lib" -c 'include "profile"; profile_parse_json' "$FIX/smbstatus-P.4.22.json")
+  j=$(jq -L "$KIT_ROOT/lib" -c 'include "run/profile"; profile_parse_json' "$FIX/smbstatus-P.4.22.json")
   [[ $(jq -S . <<<"$t") == "$(jq -S . <<<"$j")" ]] || fail "text and json differ: $t / $j"
   # 35 logins of the login metric: two session setup legs, two tree connects and one DFS
   # referral (an ioctl) each
@@ -152,7 +152,7 @@ calls() {
 
 @test "profile_parse_text ignores rulers, unknown counters and counters of later Samba versions" {
   kit_require_cmd jq
-  run jq -L "$KIT_ROOT/lib" -R -s -c 'include "profile"; profile_parse_text | [.connects, .commands.read.count, .commands.write.count]' \
+  run jq -L "$KIT_ROOT/lib" -R -s -c 'include "run/profile"; profile_parse_text | [.connects, .commands.read.count, .commands.write.count]' \
     <<<$'**** SMB2 Calls ****\nconnect_count:    3\nsmb2_read_count:  7\nsmb2_read_failed_count: 99\nsmb2_read_buckets[0]: 5\nweird line\n**** share perftest ****\nsmb2_read_count:  2\n'
   assert_success
   assert_output '[3,7,0]'
@@ -164,10 +164,10 @@ calls() {
   b=$(snapshot "$FIX/smbstatus-P.before.txt")
   a=$(snapshot "$FIX/smbstatus-P.after.txt")
   run jq -L "$KIT_ROOT/lib" -n -c --argjson b "$b" --argjson a "$a" \
-    'include "profile"; profile_diff($b; $a; "on") | .commands[0] | [.command, .calls, .time_us, (.mean_us * 100 | round), (.share_of_time * 1000 | round)]'
+    'include "run/profile"; profile_diff($b; $a; "on") | .commands[0] | [.command, .calls, .time_us, (.mean_us * 100 | round), (.share_of_time * 1000 | round)]'
   assert_success
   assert_output '["read",42333,1560198,3686,992]'
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "run/profile"; include "run/serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
   assert_success
   assert_line --index 0 "| command | calls | mean server time | share of the server's time | MB in | MB out |"
   assert_line --index 2 --partial '| Read | 42333 | 36.9 µs | 99.2 % | '
@@ -177,7 +177,7 @@ calls() {
   assert_line '| 2 others: Close, TreeDisconnect | 6 | | < 0.1 % | 0 | 0.001 |'
   assert_line -- '- connects: 2, disconnects: 2'
   # level 'count': calls only
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "count")}}}] | sv_server | sv_server_md'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "run/profile"; include "run/serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "count")}}}] | sv_server | sv_server_md'
   assert_line --index 2 --partial '| Read | 42333 | – | – | '
   assert_line --partial 'smbd profiling level = count: calls only'
 }
@@ -187,7 +187,7 @@ calls() {
   local b a
   b=$(snapshot "$FIX/smbstatus-P.after.txt")
   a=$(snapshot "$FIX/smbstatus-P.before.txt")
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "profile"; include "serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson b "$b" --argjson a "$a" 'include "run/profile"; include "run/serverview"; [{ev: {probes: {profile: profile_diff($b; $a; "on")}}}] | sv_server | sv_server_md'
   assert_success
   assert_output "server view: not available (smbd's counters went back during the run (smbd started again))"
 }
@@ -198,7 +198,7 @@ calls() {
     local file=$m
     [[ $m != latency && $m != errors ]] || file=steady
     run jq -L "$KIT_ROOT/lib" -n -c --arg m "$m" --arg file "$file" --slurpfile f "$g/$file.fio.json" --slurpfile e "$g/$file.evidence.json" \
-      'include "serverview"; include "fio"; include "steady";
+      'include "run/serverview"; include "run/fio"; include "run/steady";
        {"\($file).fio.json": $f[0], "\($file).evidence.json": $e[0]}
        | serverview($m; null; null; if $file == "steady" then steady_count else fio_count($m; $m | sub("^(seq|rand)"; "")) end)
        | .details.count_check | [.what, .client, .server, .kernel, .ok]'
@@ -212,7 +212,7 @@ calls() {
   done
   # smbd counting 2 % fewer Read calls than fio made is a warning that names both counts
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile f "$g/randread.fio.json" --slurpfile e "$g/randread.evidence.json" \
-    'include "serverview"; include "fio"; {"randread.fio.json": $f[0],
+    'include "run/serverview"; include "run/fio"; {"randread.fio.json": $f[0],
       "randread.evidence.json": ($e[0] | (.probes.profile.commands[] | select(.command == "read") | .calls) = 3550)}
       | serverview("randread"; null; null; fio_count("randread"; "read")) | .warnings[]'
   assert_output --partial 'the server counted 2 % fewer reads (fio) than the client reported (3622 against 3550; tolerance 1 %)'
@@ -220,9 +220,9 @@ calls() {
 
 @test "profile_count_check: within the tolerance no warning, beyond it a warning that says how much" {
   kit_require_cmd jq
-  run jq -L "$KIT_ROOT/lib" -n -c 'include "profile"; profile_count_check("reads"; 1000; 1000; 0) | [.ok, .warning]'
+  run jq -L "$KIT_ROOT/lib" -n -c 'include "run/profile"; profile_count_check("reads"; 1000; 1000; 0) | [.ok, .warning]'
   assert_output '[true,null]'
-  run jq -L "$KIT_ROOT/lib" -n -r 'include "profile"; profile_count_check("reads"; 1000; 970; 1) | .warning'
+  run jq -L "$KIT_ROOT/lib" -n -r 'include "run/profile"; profile_count_check("reads"; 1000; 970; 1) | .warning'
   assert_output 'the server counted 3 % fewer reads than the client reported (1000 against 970; tolerance 1 %)'
 }
 
@@ -231,47 +231,47 @@ calls() {
   local e
   e='{"wall_s":10,"probes":{"clientcpu":{"available":true,"source":"cgroup2","used_us":9000000,"machine_busy_us":19600000,"window_s":10,"nproc":2},"cgcpu":{"available":true,"source":"cgroup1","used_us":10000000}}}'
   run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" \
-    'include "clientcpu"; $e | clientcpu_split | (clientcpu_line, clientcpu_warnings("login")[])'
+    'include "run/clientcpu"; $e | clientcpu_split | (clientcpu_line, clientcpu_warnings("login")[])'
   assert_success
   assert_line --index 0 'client 0.9 cores (45 %), smbd 1 core (50 %), others 0.1, of 2 cores over 10 s'
   assert_line --index 1 --partial 'the clients used 0.9 of 2 cores during login (smbd 1): the machine was 98 % busy, so the server was short of CPU'
   # a machine with room to spare: no warning
   e=$(jq -c '.probes.clientcpu.used_us = 2000000 | .probes.cgcpu.used_us = 5000000 | .probes.clientcpu.machine_busy_us = 8000000' <<<"$e")
-  run jq -L "$KIT_ROOT/lib" -n -c --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")'
+  run jq -L "$KIT_ROOT/lib" -n -c --argjson e "$e" 'include "run/clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")'
   assert_output '[]'
   # someone else's load: its own warning
   e=$(jq -c '.probes.clientcpu.used_us = 1000000 | .probes.clientcpu.machine_busy_us = 16000000' <<<"$e")
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")[]'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "run/clientcpu"; $e | clientcpu_split | clientcpu_warnings("login")[]'
   assert_output --partial 'other processes used 1 of 2 cores during login'
   # without smbd's CPU there is no split, and the line says why
   e=$(jq -c '.probes.cgcpu = {available: false, reason: "helpers/cgcpu is not built"}' <<<"$e")
-  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "clientcpu"; $e | clientcpu_split | clientcpu_line'
+  run jq -L "$KIT_ROOT/lib" -n -r --argjson e "$e" 'include "run/clientcpu"; $e | clientcpu_split | clientcpu_line'
   assert_output 'client/server CPU: not available (helpers/cgcpu is not built)'
 }
 
 @test "serverview: a verdict's details and warnings from a real evidence file of the issue-8 runner" {
   kit_require_cmd jq
-  # tests/fixtures/serverview/run: lib/measure.sh of the house branch with the probes
+  # tests/fixtures/serverview/run: lib/run/measure.sh of the house branch with the probes
   # smbdlog cifs profile clientcpu cgcpu, smb-files and smb-login-storm against a private smbd
   local r=$FIX/run
   run env SMALL_FILE_KB=4 jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" --slurpfile f "$r/metadata.json" \
-    'include "serverview"; include "metrics/metadata"; {"metadata.evidence.json": $e[0], "metadata.json": $f[0]}
+    'include "run/serverview"; include "metrics/metadata"; {"metadata.evidence.json": $e[0], "metadata.json": $f[0]}
      | serverview("metadata"; null; null; metadata_count)
      | [.details.count_check.ok, .details.count_check.server, (.details.cpu.client.cores > 0), .warnings]'
   assert_success
   assert_output '[true,3142,true,[]]'
   # the login run: one connect per login, and a client count that disagrees gives the warning
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" --slurpfile f "$r/login.json" \
-    'include "serverview"; include "metrics/login"; {"login.evidence.json": $e[0], "login.json": ($f[0] | .ops += 10)}
+    'include "run/serverview"; include "metrics/login"; {"login.evidence.json": $e[0], "login.json": ($f[0] | .ops += 10)}
      | serverview("login"; null; null; login_count) | .warnings[]'
   assert_output 'the server counted 3 % fewer logins than the client reported (331 against 321; tolerance 1 %)'
   # bytes: smbd received 4 KiB a file plus 112 bytes of SMB2 header a Write
   run jq -L "$KIT_ROOT/lib" -n -c --slurpfile e "$r/metadata.evidence.json" \
-    'include "serverview"; [{ev: $e[0]}] | sv_server | .commands[] | select(.samba == "write") | [.calls, .bytes_in, .bytes_in - .calls * 4096]'
+    'include "run/serverview"; [{ev: $e[0]}] | sv_server | .commands[] | select(.samba == "write") | [.calls, .bytes_in, .bytes_in - .calls * 4096]'
   assert_output '[3142,13221536,351904]' # 112 bytes a Write
   # without a profile probe (an older evidence file): not available, and nothing breaks
   run jq -L "$KIT_ROOT/lib" -n -r --slurpfile e "$r/login.evidence.json" \
-    'include "serverview"; {"login.evidence.json": ($e[0] | del(.probes.profile))} | serverview("login") | .details.server | sv_server_md'
+    'include "run/serverview"; {"login.evidence.json": ($e[0] | del(.probes.profile))} | serverview("login") | .details.server | sv_server_md'
   assert_output 'server view: not available (no profile probe)'
 }
 
@@ -288,7 +288,7 @@ calls() {
   [[ $(calls read) == $((ops + errors)) ]] || fail "smbd counted $(calls read) reads, the helper $ops (+$errors errors)"
   [[ $(profile_of t | jq .connects) == 2 ]]
   [[ $(calls negprot) == 2 ]]
-  run jq -L "$KIT_ROOT/lib" -r 'include "serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
+  run jq -L "$KIT_ROOT/lib" -r 'include "run/serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
   assert_line --index 2 --regexp '^\| Read \| [0-9]+ \| [0-9.]+ µs \| [0-9.]+ % \| [0-9.]+ \| [0-9.]+ \|$'
 }
 
@@ -338,7 +338,7 @@ calls() {
   assert_success
   assert_output "smbd profiling level = off in '$conf'"
   measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 1 -d 1 -b 4096 "$UNC/data.0"
-  run jq -L "$KIT_ROOT/lib" -r 'include "serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
+  run jq -L "$KIT_ROOT/lib" -r 'include "run/serverview"; [{ev: .}] | sv_server | sv_server_md' "$RUN_DIR/raw/t.evidence.json"
   assert_output "server view: not available (smbd profiling level = off in '$conf')"
   # the measurement itself went on
   jq -e '.ok and .ops > 0' "$RUN_DIR/raw/t.json"
@@ -435,7 +435,7 @@ calls() {
   # the busy loop alone is 1 to 2 s of CPU (it starts in the middle of a second), the reader more
   jq -e '.probes.clientcpu.used_us >= 1000000 and .probes.clientcpu.used_us <= 4000000' "$e" ||
     fail "client CPU: $(jq -c .probes.clientcpu "$e")"
-  run jq -L "$KIT_ROOT/lib" -c 'include "clientcpu"; clientcpu_split' "$e"
+  run jq -L "$KIT_ROOT/lib" -c 'include "run/clientcpu"; clientcpu_split' "$e"
   assert_success
   jq -e '.available and .server.cpu_s > 0.1 and .machine.cpu_s >= .client.cpu_s and .wall_s >= 2' <<<"$output" ||
     fail "$output"

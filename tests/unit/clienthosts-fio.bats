@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The merge of one fio run through fio's client/server mode (lib/clienthosts-fio.jq) on a real
+# The merge of one fio run through fio's client/server mode (lib/run/clienthosts-fio.jq) on a real
 # fio output: fixtures/fio-clients/randread.json is fio 3.33's `--output-format=json+` of
 # `fio --client=ip:127.0.0.61,8765 JOB --client=ip:127.0.0.62,8765 JOB` (two fio servers on
 # loopback, a 2 s psync randread of a local file each, --lat_percentiles=1).
@@ -13,7 +13,7 @@ setup() {
 
 # merge [FILE]: the merged object of FILE (the fixture), hosts named ws1 and ws2.
 merge() {
-  jq -c -L "$KIT_ROOT/lib" 'include "clienthosts-fio"; chfio_merge({"127.0.0.61": "ws1", "127.0.0.62": "ws2"})' "${1:-$FIX}"
+  jq -c -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_merge({"127.0.0.61": "ws1", "127.0.0.62": "ws2"})' "${1:-$FIX}"
 }
 
 @test "fio clients: each host's percentiles from its bins are fio's own; fio's 'All clients' entry is not a host" {

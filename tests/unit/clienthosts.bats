@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# The merge of client hosts' helper lines (lib/clienthosts.jq) and the fan-out
-# (lib/clienthosts-fanout.sh) on fixture lines, with a stand-in remote shell: counts and rates
+# The merge of client hosts' helper lines (lib/run/clienthosts.jq) and the fan-out
+# (lib/run/clienthosts-fanout.sh) on fixture lines, with a stand-in remote shell: counts and rates
 # add, percentiles come from the merged histograms (never averaged), fairness, a failed host.
 
 setup() {
@@ -27,7 +27,7 @@ LINE_A='{"helper":"smb-login-storm","ok":true,"duration_s":1.1,"window_s":1,"wor
 LINE_B='{"helper":"smb-login-storm","ok":true,"duration_s":1.2,"window_s":1,"workers":2,"ops":30,"late_ops":0,"errors":0,"rate_per_s":30,"per_s":[30],"lat_ms":{"p50":9.9,"p95":10.1,"p99":10.1,"max":10.2,"mean":10},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69,10195.9],"counts":[20,10]}}'
 
 @test "merged line: counts and rates add, percentiles from the merged histogram, Jain's index" {
-  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" \
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" \
     "$(host_dir ws1 "$LINE_A") $(host_dir ws2 "$LINE_B")" smb-login-storm -w 2 -d 1 //198.18.0.1/perftest
   assert_success
   local m=$output
@@ -50,7 +50,7 @@ LINE_B='{"helper":"smb-login-storm","ok":true,"duration_s":1.2,"window_s":1,"wor
   a=$(host_dir ws1 "$LINE_A")
   b=$(host_dir ws2 '')
   printf '#!/bin/sh\necho boom >&2\nexit 1\n' >"${b#*=}/smb-login-storm"
-  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" "$a $b" smb-login-storm -d 1 //x/y
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" "$a $b" smb-login-storm -d 1 //x/y
   assert_failure 1
   run jq -r '[.ok, .error, .ops] | @tsv' <<<"$output"
   assert_output $'false\tclient host ws2: smb-login-storm gave no result on ws2\t10'
@@ -64,7 +64,7 @@ FILES_A='{"helper":"smb-files","ok":true,"duration_s":3,"workers":2,"ops":100,"e
 FILES_B='{"helper":"smb-files","ok":false,"error":"files left behind","duration_s":4,"workers":2,"ops":300,"errors":0,"create":{"ops":300,"errors":0,"rate_per_s":300,"duration_s":1,"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9}},"delete":{"ops":298,"errors":2,"rate_per_s":298,"duration_s":1,"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69],"counts":[298]}},"files_per_folder":150,"left_behind":2,"delete_cut":false,"window_s":1,"rate_per_s":300,"late_ops":1,"per_s":[300],"lat_ms":{"p50":9.9,"p95":9.9,"p99":9.9,"max":10,"mean":9.9},"hist":{"unit":"us","gamma":1.019182,"bounds":[9981.69],"counts":[301]}}'
 
 @test "smb-files lines: phases merged (delete percentiles from the merged delete histograms), each host in its own folder" {
-  run "$KIT_ROOT/lib/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/metadata" "$BATS_TEST_TMPDIR/rsh" \
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/metadata" "$BATS_TEST_TMPDIR/rsh" \
     "$(host_dir ws1 "$FILES_A" smb-files) $(host_dir u@ws2 "$FILES_B" smb-files)" smb-files -w 2 -d 1 //198.18.0.1/perftest/metadata/@HOST@
   assert_success
   local m=$output
@@ -102,7 +102,7 @@ SH
   local go=$BATS_TEST_TMPDIR/go out=$BATS_TEST_TMPDIR/merged.json pid fd i
   mkfifo "$go"
   # ws2 lingers 3 s after its release: ws1 must be let go at once all the same
-  "$KIT_ROOT/lib/clienthosts-fanout.sh" --hold --split 5 "$BATS_TEST_TMPDIR/memory.hold" "$BATS_TEST_TMPDIR/rsh" \
+  "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --hold --split 5 "$BATS_TEST_TMPDIR/memory.hold" "$BATS_TEST_TMPDIR/rsh" \
     "$(hold_dir ws1) $(hold_dir ws2 3)" smb-hold -n @SPLIT@ //198.18.0.1/perftest/memory-test/@HOST@ <"$go" >"$out" &
   pid=$!
   exec {fd}>"$go"
@@ -121,7 +121,7 @@ SH
 }
 
 @test "--split: a host whose share is 0 does not run" {
-  run "$KIT_ROOT/lib/clienthosts-fanout.sh" --split 1 "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/rsh" \
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --split 1 "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/rsh" \
     "$(host_dir ws1 "$LINE_A") $(host_dir ws2 "$LINE_B")" smb-login-storm -w @SPLIT@ //x/y
   assert_success
   run jq -c '[.ops, (.client_hosts | map(.host))]' <<<"$output"

@@ -91,7 +91,7 @@ bare_kit() {
 
 @test "entry: every error the kit prints goes through common.sh's error, die, bad or usage_die" {
   # a hand-written 'error:' skips the colour, the wording and the exit status the trio gives
-  run grep -nE "(printf|echo)[^|;]*['\"](%s)?error:" "$KIT_ROOT"/*.sh "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/libexec/*
+  run grep -nE "(printf|echo)[^|;]*['\"](%s)?error:" "$KIT_ROOT"/*.sh "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/lib/*/*.sh "$KIT_ROOT"/libexec/*
   assert_success
   # the one place that prints it: error() in common.sh
   assert_equal "${#lines[@]}" 1

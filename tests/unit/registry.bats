@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/unit/registry.bats: a metric is one place (issue 18). A metric's name may appear in the
 # kit's product code only in its own files (lib/metrics/NAME.*), lib/metrics/list, its advice
-# (lib/advice.json), its settings (settings.conf) and its helper (helpers/); docs and fixtures
+# (lib/report/advice.json), its settings (settings.conf) and its helper (helpers/); docs and fixtures
 # are not product code. What still names a metric elsewhere is listed below as known debt: the
 # test fails on a file that is not listed, and on a listed one that no longer names it (take the
 # line out: the debt was paid). No root, no server.
@@ -30,7 +30,7 @@ setup() {
     [[ $WORDS != *" $m "* ]] || continue
     while IFS= read -r f; do
       found+="$m ${f#"$KIT_ROOT"/}"$'\n'
-    done < <(grep -lw -- "$m" "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/lib/*.jq "$KIT_ROOT"/lib/charts/*.gp \
+    done < <(grep -lw -- "$m" "$KIT_ROOT"/lib/*.sh "$KIT_ROOT"/lib/*.jq "$KIT_ROOT"/lib/{server,run,report}/*.sh "$KIT_ROOT"/lib/{run,report}/*.jq "$KIT_ROOT"/lib/report/charts/*.gp \
       "$KIT_ROOT"/lib/probes/*.sh "$KIT_ROOT"/libexec/* "$KIT_ROOT"/test-samba.sh "$KIT_ROOT"/start-samba.sh "$KIT_ROOT"/stop-samba.sh)
   done
   new=$(comm -23 <(sort <<<"$found" | sed '/^$/d') <(sort <<<"$DEBT"))
@@ -41,6 +41,6 @@ setup() {
 
 @test "registry: the metric added through docs/CONTRACTS.md (bigdir) is named nowhere but its own files" {
   run grep -rlw bigdir "$KIT_ROOT/lib" "$KIT_ROOT/libexec" "$KIT_ROOT/test-samba.sh" "$KIT_ROOT/start-samba.sh" "$KIT_ROOT/stop-samba.sh"
-  assert_output --regexp '^(/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/advice\.json)(
-(/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/advice\.json))*$'
+  assert_output --regexp '^(/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/report/advice\.json)(
+(/.*/lib/metrics/(bigdir\.(sh|jq)|list)|/.*/lib/report/advice\.json))*$'
 }

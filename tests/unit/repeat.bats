@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2016 # the bash -c programs and the expected text hold $ literally
-# lib/repeat.jq (one row from its repeats), lib/repeat.sh's raw file names and lib/sweep.sh's
+# lib/run/repeat.jq (one row from its repeats), lib/run/repeat.sh's raw file names and lib/run/sweep.sh's
 # variant words. No root, no server.
 
 setup() {
@@ -8,21 +8,21 @@ setup() {
   _common_setup
   # shellcheck source=lib/common.sh
   source "$KIT_ROOT/lib/common.sh"
-  # shellcheck source=lib/repeat.sh
-  source "$KIT_ROOT/lib/repeat.sh"
+  # shellcheck source=lib/run/repeat.sh
+  source "$KIT_ROOT/lib/run/repeat.sh"
   # how each metric repeats is the metric's own (NAME_repeat)
   # shellcheck source=lib/registry.sh
   source "$KIT_ROOT/lib/registry.sh"
   registry_load
-  # shellcheck source=lib/sweep.sh
-  source "$KIT_ROOT/lib/sweep.sh"
+  # shellcheck source=lib/run/sweep.sh
+  source "$KIT_ROOT/lib/run/sweep.sh"
 }
 
-# combine JSON_ARRAY [PER_S]: lib/repeat.jq's combine of the metric objects in JSON_ARRAY.
+# combine JSON_ARRAY [PER_S]: lib/run/repeat.jq's combine of the metric objects in JSON_ARRAY.
 combine() {
   jq -c -n -L "$KIT_ROOT/lib" --argjson objs "$1" --argjson per_s "${2:-[]}" \
     --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
-    'include "repeat"; $objs | combine($per_s)'
+    'include "run/repeat"; $objs | combine($per_s)'
 }
 
 # login VALUE STATUS [P95]: a login metric object.
@@ -187,7 +187,7 @@ obj() {
   done
   run env TARGET_STARTUP_LOGIN_MAX_MS=5000 TARGET_RECOVERY_MAX_S=30 jq -rn -L "$KIT_ROOT/lib" --arg metric startup \
     --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null "${files[@]}" \
-    'include "verdict"; include "format"; include "metrics/startup"; raw_files | verdict
+    'include "run/verdict"; include "format"; include "metrics/startup"; raw_files | verdict
      | "\(.metric) \(.repeats) \(.spread.median) \(.status) \(result_text)"'
   assert_success
   assert_output $'startup [400,812,500] 500 PASS 812 ms (range 400–812, n=3)\nrecovery [1.2,2.5,1.8] 1.8 PASS 2.5 s (range 1.2–2.5, n=3)'
@@ -201,7 +201,7 @@ obj() {
 }
 
 @test "sweep words: quotes as in the shell, nothing expanded, '#' starts a comment" {
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/sweep.sh"; sweep_words "$2" | tr "\0" "|"' x "$KIT_ROOT" \
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/run/sweep.sh"; sweep_words "$2" | tr "\0" "|"' x "$KIT_ROOT" \
     "SIGNING=mandatory  SAMBA_GLOBAL_PARAMS='aio read size = 1; x = \$(id)' A=\"b \\\"c\" # USE_SENDFILE=yes"
   assert_output 'SIGNING=mandatory|SAMBA_GLOBAL_PARAMS=aio read size = 1; x = $(id)|A=b "c|'
   run sweep_words "A='x"
@@ -233,9 +233,9 @@ obj() {
   # repeats whose own steps' warnings were merged already (metric objects come out of
   # verdict.jq's object): merged once more, not garbled ("0.6-0.7-0.8-0.9 ... (in 2-3 ...)")
   a=$(login 150 PASS | jq -c '.warnings = ["used 0.6 of 2 cores during concurrency.4", "used 0.7 of 2 cores during concurrency.16"]' |
-    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "verdict"; object')
+    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "run/verdict"; object')
   b=$(login 140 PASS | jq -c '.warnings = ["used 0.8 of 2 cores during concurrency.4", "used 0.9 of 2 cores during concurrency.64", "used 0.8 of 2 cores during concurrency.128"]' |
-    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "verdict"; object')
+    jq -c -L "$KIT_ROOT/lib" --arg metric login --argjson elapsed null 'include "run/verdict"; object')
   run combine "[$a,$b]"
   run jq -c '.warnings' <<<"$output"
   assert_output '["used 0.6–0.9 of 2 cores during concurrency.4/16/64/128 (in 2 repeats)"]'
@@ -253,7 +253,7 @@ obj() {
 }
 
 @test "sweep base: the server's recorded settings taken from start-samba.sh's environment, and its Samba parameters where they differ" {
-  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/serverconf.sh"; source "$1/lib/sweep.sh"
+  run bash -c 'source "$1/lib/common.sh"; source "$1/lib/server/serverconf.sh"; source "$1/lib/run/sweep.sh"
     SAMBA_GLOBAL_PARAMS="" SAMBA_SHARE_PARAMS="strict locking = no"
     KIT_SAMBA_SETTINGS="ENCRYPTION=yes SIGNING=default STRICT_SYNC=yes USE_SENDFILE=no"
     KIT_SAMBA_SETTINGS_ENV="ENCRYPTION"
@@ -352,11 +352,11 @@ evidence() {
     {"repeat":2,"reason":"other processes used 1.2 of 2 cores during login","replaced":true,"tag":".r2.disturbed1"}]'
   run jq -c -n -L "$KIT_ROOT/lib" --argjson objs "[$(login 150 PASS),$(login 140 PASS),$(login 145 PASS)]" --argjson d "$d" \
     --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
-    'include "repeat"; $objs | combine([]) | disturbed_mark($d) | [.status, [.details.disturbed[].repeat], .details.notes, .warnings]'
+    'include "run/repeat"; $objs | combine([]) | disturbed_mark($d) | [.status, [.details.disturbed[].repeat], .details.notes, .warnings]'
   assert_output '["PASS",[2,3],["repeat 2 measured again: other processes used 1.2 of 2 cores during login (the first measurement is in raw/ with '"'"'.r2.disturbed1'"'"' in its files'"'"' names)"],["the verdict rests on disturbed repeat 3 (other processes used 1.1 of 2 cores during login): measured again at most once each and at most REPEAT extra measurements a run"]]'
   # nothing disturbed: the row as combine made it
   run jq -c -n -L "$KIT_ROOT/lib" --argjson objs "[$(login 150 PASS)]" \
     --arg metric login --arg skip '' --arg error '' --argjson cpus 2 --argjson elapsed null \
-    'include "repeat"; $objs | combine([]) | (disturbed_mark([]) == .)'
+    'include "run/repeat"; $objs | combine([]) | (disturbed_mark([]) == .)'
   assert_output true
 }

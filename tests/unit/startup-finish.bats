@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/unit/startup-finish.bats: the startup metric starts the test server again when a run
 # ends with it stopped (startup_finish, called by registry_finish at the end of every run,
-# finished or stopped; issue 18: lib/run.sh did this itself, naming startup). The service is
+# finished or stopped; issue 18: lib/run/run.sh did this itself, naming startup). The service is
 # stubbed: no root, no server.
 
 setup() {

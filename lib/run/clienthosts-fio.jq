@@ -1,0 +1,57 @@
+# lib/run/clienthosts-fio.jq: one fio run through fio's client/server mode (`fio --client=HOST1 JOB
+# --client=HOST2 JOB --output-format=json+`, lib/run/clienthosts-fio.sh) -> each host's figures, the
+# merged ones and the fairness line. fio's own "All clients" entry is not used: it adds the
+# hosts' runtimes and has neither latency bins nor percentiles. Latency comes from the merged
+# bins of total latency (lat_ns with --lat_percentiles=1, else clat_ns), with fio's own method
+# (calc_clat_percentile: the first bin whose running count reaches p% of all), never from
+# averaged percentiles. fio has no start barrier across hosts: each host's rate is over its own
+# job runtime, and the merged rate is their sum (the window note says so).
+include "run/clienthosts";
+
+# chfio_bins: a fio direction object's latency bins as [[ns, count], ...] sorted by ns.
+def chfio_bins: ((.lat_ns.bins // .clat_ns.bins) // {}) | to_entries | map([(.key | tonumber), .value]) | sort;
+
+# chfio_pct($bins; $p): fio's percentile $p (in ms, 4 decimals) of sorted [[ns, count], ...].
+def chfio_pct($bins; $p):
+  ($bins | map(.[1]) | add // 0) as $n
+  | if $n == 0 then null else
+      (reduce $bins[] as $b ({sum: 0, v: null};
+        if .v == null then .sum += $b[1] | (if .sum >= $p / 100 * $n then .v = $b[0] else . end) else . end)).v
+      | . / 1e6 | . * 10000 | round / 10000
+    end;
+
+# chfio_lat($dirs): merged latency (ms) of fio direction objects: percentiles from the added
+# bins, the mean weighted by their counts, the largest max.
+def chfio_lat($dirs):
+  [$dirs[] | select((.total_ios // 0) > 0)] as $d
+  | if ($d | length) == 0 then null else
+      ([$d[] | chfio_bins[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)])) as $bins
+      | [$d[] | (.lat_ns // .clat_ns) | {n: .N, m: .mean, x: .max}] as $l
+      | {p50: chfio_pct($bins; 50), p95: chfio_pct($bins; 95), p99: chfio_pct($bins; 99),
+         max: ($l | map(.x) | max / 1e6 | . * 10000 | round / 10000),
+         mean: (($l | map(.n * .m) | add) / ($l | map(.n) | add) / 1e6 | . * 10000 | round / 10000),
+         samples: ($bins | map(.[1]) | add)}
+    end;
+
+# chfio_dir($dirs): one direction (read or write) of several hosts' job entries, merged.
+def chfio_dir($dirs):
+  {ios: ($dirs | map(.total_ios // 0) | add),
+   iops: ($dirs | map(.iops // 0) | add | . * 100 | round / 100),
+   mb_per_s: ($dirs | map(.bw_bytes // 0) | add / 1048576 | . * 100 | round / 100),
+   lat_ms: chfio_lat($dirs)};
+
+# chfio_merge($names): the fio --client JSON -> {client_hosts, merged, fairness, window}; $names
+# maps fio's hostname (the --client address) to the kit's host name.
+def chfio_merge($names):
+  [.client_stats[] | select(.jobname != "All clients")] as $jobs
+  | ($jobs | group_by(.hostname)) as $by
+  | [$by[] | {host: ($names[.[0].hostname] // .[0].hostname), ok: all(.[]; (.error // 0) == 0),
+      runtime_s: (map(.job_runtime // 0) | max / 1000),
+      read: chfio_dir(map(.read)), write: chfio_dir(map(.write)), errors: (map(.total_err // 0) | add)}
+      | .iops = (.read.iops + .write.iops)] as $hosts
+  | {client_hosts: $hosts,
+     merged: {ok: all($hosts[]; .ok), hosts: ($hosts | length),
+       read: chfio_dir([$jobs[] | .read]), write: chfio_dir([$jobs[] | .write]),
+       errors: ($hosts | map(.errors) | add), iops: ($hosts | map(.iops) | add | . * 100 | round / 100)},
+     fairness: ($hosts | map(.iops) | ch_fairness("iops")),
+     window: "fio has no start barrier across client hosts: each host's rate is over its own job runtime (\($hosts | map(.runtime_s) | min)-\($hosts | map(.runtime_s) | max) s), started as the controller's connection reached it; the merged rate is their sum"};
