@@ -46,7 +46,7 @@ run(char **cmd)
 
 	fflush(NULL);
 	if ((pid = fork()) == -1)
-		fatal("cannot run '%s': fork: %s", cmd[0], strerror(errno));
+		json_fatal("cannot run '%s': fork: %s", cmd[0], strerror(errno));
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -61,7 +61,7 @@ run(char **cmd)
 		if (r == pid)
 			break;
 		if (r == -1 && errno != EINTR)
-			fatal("waitpid: %s", strerror(errno));
+			json_fatal("waitpid: %s", strerror(errno));
 		if (g_stop)		/* pass the signal on; the line comes after it ends */
 			kill(pid, SIGTERM);
 		g_stop = 0;
@@ -86,7 +86,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'g':
 		case 'p':
-			tgt_option(&t, ch, optarg, usage_text);
+			cgtarget_option(&t, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
@@ -97,33 +97,33 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		cmd = argv + optind;
 	signals_install();
-	line_guard("cgcpu");
+	json_line_guard("cgcpu");
 	start = mono_s();
-	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0 &&
-	    cg_usage(&t, &source, &a, msg, sizeof(msg)) == 0;
+	ok = cgtarget_resolve(&t, msg, sizeof(msg)) == 0 &&
+	    cgusage_read(&t, &source, &a, msg, sizeof(msg)) == 0;
 	if (ok && cmd != NULL) {
 		status = run(cmd);
-		ok = cg_usage(&t, &source, &b, msg, sizeof(msg)) == 0;
+		ok = cgusage_read(&t, &source, &b, msg, sizeof(msg)) == 0;
 		a.cpu = b.cpu - a.cpu;
 		a.user = b.user - a.user;
 		a.sys = b.sys - a.sys;
 	}
 	snprintf(tname, sizeof(tname), "%s", t.kind == 'p' ? t.name : t.procs[0] ? t.procs : t.name);
-	jw_head(&w, "cgcpu", ok, msg);
-	jw_num(&w, "duration_s", mono_s() - start, 3);
-	jw_str(&w, "source", source);
-	jw_str(&w, "target", tname);
-	jw_str(&w, "caveat", source != NULL && strcmp(source, "proc") == 0 ?
+	json_head(&w, "cgcpu", ok, msg);
+	json_num(&w, "duration_s", mono_s() - start, 3);
+	json_str(&w, "source", source);
+	json_str(&w, "target", tname);
+	json_str(&w, "caveat", source != NULL && strcmp(source, "proc") == 0 ?
 	    "a process tree read from /proc: the CPU of a child that exits while the "
 	    "tree is read can be missed or counted twice; a cgroup (-g) has no such gap" : NULL);
-	jw_num(&w, "cpu_us", ok ? a.cpu : NAN, 0);
-	jw_num(&w, "user_us", ok ? a.user : NAN, 0);
-	jw_num(&w, "system_us", ok ? a.sys : NAN, 0);
+	json_num(&w, "cpu_us", ok ? a.cpu : NAN, 0);
+	json_num(&w, "user_us", ok ? a.user : NAN, 0);
+	json_num(&w, "system_us", ok ? a.sys : NAN, 0);
 	if (cmd != NULL)
-		jw_int(&w, "command_status", status);
+		json_int(&w, "command_status", status);
 	else
-		jw_null(&w, "command_status");
-	jw_end(&w);
-	stdout_close();
+		json_null(&w, "command_status");
+	json_end(&w);
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

@@ -122,7 +122,7 @@ v1_cpuacct(const char *dir, char *out, size_t len)
 }
 
 void
-tgt_option(struct tgt *t, int ch, const char *arg, const char *usage_text)
+cgtarget_option(struct tgt *t, int ch, const char *arg, const char *usage_text)
 {
 	if (t->kind)
 		usage(usage_text, 0);	/* one target only: -g or -p, once */
@@ -138,7 +138,7 @@ tgt_option(struct tgt *t, int ch, const char *arg, const char *usage_text)
 }
 
 int
-tgt_resolve(struct tgt *t, char *msg, size_t len)
+cgtarget_resolve(struct tgt *t, char *msg, size_t len)
 {
 	char m2[4096] = "", m1[4096] = "", p2[4096];
 	struct statfs sf;
@@ -232,7 +232,7 @@ procs_walk(const char *dir, struct pidv *pv, int depth)
 }
 
 pid_t *
-proc_tree(pid_t root, size_t *n)
+cgtarget_proc_tree(pid_t root, size_t *n)
 {
 	struct pidv all = { 0 }, par = { 0 }, out = { 0 };
 	DIR *d;
@@ -271,12 +271,12 @@ proc_tree(pid_t root, size_t *n)
 }
 
 pid_t *
-tgt_pids(const struct tgt *t, size_t *n)
+cgtarget_pids(const struct tgt *t, size_t *n)
 {
 	struct pidv pv = { 0 };
 
 	if (t->kind == 'p')
-		return proc_tree(t->pid, n);
+		return cgtarget_proc_tree(t->pid, n);
 	procs_walk(t->procs, &pv, 0);
 	*n = pv.n;
 	return pv.v;

@@ -18,12 +18,12 @@ struct tgt {
 };
 /* takes option -g or -p (ch) with its argument into t; errx(2) when it is bad, and the
  * usage error of usage_text when t already has a target (one target only) */
-void	tgt_option(struct tgt *t, int ch, const char *arg, const char *usage_text);
+void	cgtarget_option(struct tgt *t, int ch, const char *arg, const char *usage_text);
 /* resolves -g/-p; -1 with msg when it cannot */
-int	tgt_resolve(struct tgt *t, char *msg, size_t len);
+int	cgtarget_resolve(struct tgt *t, char *msg, size_t len);
 /* the member pids (cgroup.procs recursively, or the tree of pid); malloc'd, count in *n */
-pid_t	*tgt_pids(const struct tgt *t, size_t *n);
+pid_t	*cgtarget_pids(const struct tgt *t, size_t *n);
 /* pid and all its descendants */
-pid_t	*proc_tree(pid_t root, size_t *n);
+pid_t	*cgtarget_proc_tree(pid_t root, size_t *n);
 
 #endif

@@ -46,7 +46,7 @@ read_proc(pid_t root, struct cg_cpu *c)
 	size_t i, n;
 	FILE *f;
 
-	pids = proc_tree(root, &n);
+	pids = cgtarget_proc_tree(root, &n);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
 		if ((f = fopen(path, "r")) == NULL)
@@ -69,7 +69,7 @@ read_proc(pid_t root, struct cg_cpu *c)
 }
 
 int
-cg_usage(const struct tgt *t, const char **source, struct cg_cpu *c, char *msg, size_t len)
+cgusage_read(const struct tgt *t, const char **source, struct cg_cpu *c, char *msg, size_t len)
 {
 	double v;
 

@@ -13,6 +13,6 @@ struct cg_cpu {
 	double	cpu, user, sys;		/* microseconds; user/sys NAN when unknown */
 };
 /* 0 with the totals in *c and *source ("cgroup2", "cgroup1", "proc"); -1 with msg */
-int	cg_usage(const struct tgt *t, const char **source, struct cg_cpu *c, char *msg, size_t len);
+int	cgusage_read(const struct tgt *t, const char **source, struct cg_cpu *c, char *msg, size_t len);
 
 #endif

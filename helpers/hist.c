@@ -89,15 +89,15 @@ hist_pct(const struct hist *h, double p)
 
 
 void
-jw_lat(struct jw *w, const char *key, const struct hist *h)
+hist_lat_json(struct jw *w, const char *key, const struct hist *h)
 {
-	jw_obj(w, key);
-	jw_num(w, "p50", hist_pct(h, 50), 4);
-	jw_num(w, "p95", hist_pct(h, 95), 4);
-	jw_num(w, "p99", hist_pct(h, 99), 4);
-	jw_num(w, "max", h->n ? h->max : NAN, 4);
-	jw_num(w, "mean", h->n ? h->sum / (double)h->n : NAN, 4);
-	jw_obj_end(w);
+	json_obj(w, key);
+	json_num(w, "p50", hist_pct(h, 50), 4);
+	json_num(w, "p95", hist_pct(h, 95), 4);
+	json_num(w, "p99", hist_pct(h, 99), 4);
+	json_num(w, "max", h->n ? h->max : NAN, 4);
+	json_num(w, "mean", h->n ? h->sum / (double)h->n : NAN, 4);
+	json_obj_end(w);
 }
 
 double
@@ -107,22 +107,22 @@ hist_upper_ms(int i)
 }
 
 void
-jw_hist(struct jw *w, const char *key, const struct hist *h)
+hist_json(struct jw *w, const char *key, const struct hist *h)
 {
 	int i;
 
-	jw_obj(w, key);
-	jw_str(w, "unit", "us");
-	jw_num(w, "gamma", HIST_GAMMA, 6);
-	jw_arr(w, "bounds");
+	json_obj(w, key);
+	json_str(w, "unit", "us");
+	json_num(w, "gamma", HIST_GAMMA, 6);
+	json_arr(w, "bounds");
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (h->b[i])
-			jw_item_num(w, hist_upper_ms(i) * 1000, 6);
-	jw_arr_end(w);
-	jw_arr(w, "counts");
+			json_item_num(w, hist_upper_ms(i) * 1000, 6);
+	json_arr_end(w);
+	json_arr(w, "counts");
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (h->b[i])
-			jw_item_int(w, (long long)h->b[i]);
-	jw_arr_end(w);
-	jw_obj_end(w);
+			json_item_int(w, (long long)h->b[i]);
+	json_arr_end(w);
+	json_obj_end(w);
 }

@@ -27,13 +27,13 @@ double	hist_pct(const struct hist *h, double p);
 
 struct jw;
 /* key:{"p50","p95","p99","max","mean"} in ms, 4 decimals (0.1 us) */
-void	jw_lat(struct jw *w, const char *key, const struct hist *h);
+void	hist_lat_json(struct jw *w, const char *key, const struct hist *h);
 /*
  * key:{"unit":"us","gamma":G,"bounds":[...],"counts":[...]}: the non-empty
  * buckets only, each by its upper bound in us (6 significant digits); bucket i
  * holds the values in (bound/G, bound]; counts add up to n.
  */
-void	jw_hist(struct jw *w, const char *key, const struct hist *h);
+void	hist_json(struct jw *w, const char *key, const struct hist *h);
 double	hist_upper_ms(int i);	/* the upper bound of bucket i */
 
 #endif

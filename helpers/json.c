@@ -13,7 +13,7 @@
 #include "json.h"
 
 static void
-jw_string(FILE *f, const char *s)
+json_string(FILE *f, const char *s)
 {
 	const unsigned char *p;
 
@@ -38,16 +38,16 @@ jw_string(FILE *f, const char *s)
 }
 
 static void
-jw_key(struct jw *w, const char *key)
+json_key(struct jw *w, const char *key)
 {
 	if (w->count[w->depth]++ > 0)
 		fputc(',', w->f);
-	jw_string(w->f, key);
+	json_string(w->f, key);
 	fputc(':', w->f);
 }
 
 void
-jw_begin(struct jw *w, FILE *f)
+json_begin(struct jw *w, FILE *f)
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
@@ -55,23 +55,23 @@ jw_begin(struct jw *w, FILE *f)
 }
 
 void
-jw_end(struct jw *w)
+json_end(struct jw *w)
 {
 	fputs("}\n", w->f);
 	fflush(w->f);
 }
 
 void
-jw_obj(struct jw *w, const char *key)
+json_obj(struct jw *w, const char *key)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	fputc('{', w->f);
 	if (w->depth < 7)
 		w->count[++w->depth] = 0;
 }
 
 void
-jw_obj_end(struct jw *w)
+json_obj_end(struct jw *w)
 {
 	fputc('}', w->f);
 	if (w->depth > 0)
@@ -79,16 +79,16 @@ jw_obj_end(struct jw *w)
 }
 
 void
-jw_arr(struct jw *w, const char *key)
+json_arr(struct jw *w, const char *key)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	fputc('[', w->f);
 	if (w->depth < 7)
 		w->count[++w->depth] = 0;
 }
 
 void
-jw_arr_end(struct jw *w)
+json_arr_end(struct jw *w)
 {
 	fputc(']', w->f);
 	if (w->depth > 0)
@@ -96,23 +96,23 @@ jw_arr_end(struct jw *w)
 }
 
 static void
-jw_sep(struct jw *w)
+json_sep(struct jw *w)
 {
 	if (w->count[w->depth]++ > 0)
 		fputc(',', w->f);
 }
 
 void
-jw_item_int(struct jw *w, long long val)
+json_item_int(struct jw *w, long long val)
 {
-	jw_sep(w);
+	json_sep(w);
 	fprintf(w->f, "%lld", val);
 }
 
 void
-jw_item_num(struct jw *w, double val, int prec)
+json_item_num(struct jw *w, double val, int prec)
 {
-	jw_sep(w);
+	json_sep(w);
 	if (!isfinite(val))
 		fputs("null", w->f);
 	else
@@ -120,42 +120,42 @@ jw_item_num(struct jw *w, double val, int prec)
 }
 
 void
-jw_item_str(struct jw *w, const char *val)
+json_item_str(struct jw *w, const char *val)
 {
-	jw_sep(w);
-	jw_string(w->f, val);
+	json_sep(w);
+	json_string(w->f, val);
 }
 
 void
-jw_item_obj(struct jw *w)
+json_item_obj(struct jw *w)
 {
-	jw_sep(w);
+	json_sep(w);
 	fputc('{', w->f);
 	if (w->depth < 7)
 		w->count[++w->depth] = 0;
 }
 
 void
-jw_str(struct jw *w, const char *key, const char *val)
+json_str(struct jw *w, const char *key, const char *val)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	if (val == NULL)
 		fputs("null", w->f);
 	else
-		jw_string(w->f, val);
+		json_string(w->f, val);
 }
 
 void
-jw_int(struct jw *w, const char *key, long long val)
+json_int(struct jw *w, const char *key, long long val)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	fprintf(w->f, "%lld", val);
 }
 
 void
-jw_num(struct jw *w, const char *key, double val, int prec)
+json_num(struct jw *w, const char *key, double val, int prec)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	if (!isfinite(val))
 		fputs("null", w->f);
 	else
@@ -163,16 +163,16 @@ jw_num(struct jw *w, const char *key, double val, int prec)
 }
 
 void
-jw_bool(struct jw *w, const char *key, int val)
+json_bool(struct jw *w, const char *key, int val)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	fputs(val ? "true" : "false", w->f);
 }
 
 void
-jw_null(struct jw *w, const char *key)
+json_null(struct jw *w, const char *key)
 {
-	jw_key(w, key);
+	json_key(w, key);
 	fputs("null", w->f);
 }
 
@@ -191,14 +191,14 @@ guard_line(void)
 
 	if (guard_helper == NULL || guard_done || getpid() != guard_pid)
 		return;
-	jw_head(&w, guard_helper, 0, guard_error[0] ? guard_error : "ended before its line");
-	jw_num(&w, "duration_s", (double)(mono_ns() - guard_start) / 1e9, 3);
-	jw_end(&w);
+	json_head(&w, guard_helper, 0, guard_error[0] ? guard_error : "ended before its line");
+	json_num(&w, "duration_s", (double)(mono_ns() - guard_start) / 1e9, 3);
+	json_end(&w);
 	fflush(stdout);
 }
 
 void
-line_guard(const char *helper)
+json_line_guard(const char *helper)
 {
 	guard_helper = helper;
 	guard_pid = getpid();
@@ -207,13 +207,13 @@ line_guard(const char *helper)
 }
 
 int64_t
-line_start_ns(void)
+json_line_start_ns(void)
 {
 	return guard_start;
 }
 
 void
-fatal(const char *fmt, ...)
+json_fatal(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -225,19 +225,19 @@ fatal(const char *fmt, ...)
 }
 
 void
-jw_head(struct jw *w, const char *helper, int ok, const char *error)
+json_head(struct jw *w, const char *helper, int ok, const char *error)
 {
 	if (getpid() == guard_pid)
 		guard_done = 1;
-	jw_begin(w, stdout);
-	jw_str(w, "helper", helper);
-	jw_bool(w, "ok", ok);
+	json_begin(w, stdout);
+	json_str(w, "helper", helper);
+	json_bool(w, "ok", ok);
 	if (!ok)
-		jw_str(w, "error", error != NULL && *error ? error : "failed");
+		json_str(w, "error", error != NULL && *error ? error : "failed");
 }
 
 void
-stdout_close(void)
+json_stdout_close(void)
 {
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "cannot write to stdout");

@@ -16,7 +16,7 @@
 #include "meas.h"
 
 void
-pool_meas(struct pool *p, int i, struct meas *m)
+meas_init(struct pool *p, int i, struct meas *m)
 {
 	hist_init(&m->lat);
 	hist_init(&m->elat);
@@ -123,7 +123,7 @@ meas_first_error(const struct meas *m)
 
 /* the -d seconds from go; for a run stopped early, up to the last operation's end */
 double
-pool_window_s(const struct pool *p, const struct meas *m)
+meas_window_s(const struct pool *p, const struct meas *m)
 {
 	if (*p->go_ns == 0)
 		return 0;
@@ -152,7 +152,7 @@ worker_failure(const struct pool *p, int i, char *buf, size_t len)
 }
 
 const char *
-pool_error(const struct pool *p, char *buf, size_t len)
+meas_pool_error(const struct pool *p, char *buf, size_t len)
 {
 	int i;
 
@@ -165,10 +165,10 @@ pool_error(const struct pool *p, char *buf, size_t len)
 }
 
 void
-pool_json(struct jw *w, const struct pool *p, const struct meas *m)
+meas_json(struct jw *w, const struct pool *p, const struct meas *m)
 {
 	char buf[ERRLEN];
-	double win = pool_window_s(p, m);
+	double win = meas_window_s(p, m);
 	struct rusage ru;
 	uint64_t sum;
 	int i, k, lost = 0, named = 0;
@@ -177,64 +177,64 @@ pool_json(struct jw *w, const struct pool *p, const struct meas *m)
 		worker_failure(p, i, buf, sizeof(buf));
 		lost += buf[0] != '\0';
 	}
-	jw_int(w, "workers_started", p->started);
-	jw_int(w, "workers_lost", lost);
-	jw_arr(w, "worker_failures");	/* the first 16 */
+	json_int(w, "workers_started", p->started);
+	json_int(w, "workers_lost", lost);
+	json_arr(w, "worker_failures");	/* the first 16 */
 	for (i = 0; i < p->n && named < 16; i++) {
 		worker_failure(p, i, buf, sizeof(buf));
 		if (buf[0]) {
-			jw_item_str(w, buf);
+			json_item_str(w, buf);
 			named++;
 		}
 	}
-	jw_arr_end(w);
-	jw_bool(w, "interrupted", p->interrupted || g_stop);
-	jw_num(w, "window_s", win, 3);
-	jw_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
-	jw_int(w, "late_ops", (long long)m->late);
+	json_arr_end(w);
+	json_bool(w, "interrupted", p->interrupted || g_stop);
+	json_num(w, "window_s", win, 3);
+	json_num(w, "rate_per_s", win > 0 ? (double)m->ops / win : 0, 1);
+	json_int(w, "late_ops", (long long)m->late);
 	if (p->cpu_tgt == NULL)
-		jw_null(w, "server_cpu");
+		json_null(w, "server_cpu");
 	else {
-		jw_obj(w, "server_cpu");
-		jw_bool(w, "available", p->cpu_read == 2);
+		json_obj(w, "server_cpu");
+		json_bool(w, "available", p->cpu_read == 2);
 		if (p->cpu_read == 2) {
-			jw_str(w, "source", p->cpu_source);
-			jw_num(w, "window_s", (double)(p->cpu_t1 - p->cpu_t0) / 1e9, 4);
-			jw_num(w, "used_us", p->cpu1.cpu - p->cpu0.cpu, 0);
-			jw_num(w, "user_us", p->cpu1.user - p->cpu0.user, 0);
-			jw_num(w, "system_us", p->cpu1.sys - p->cpu0.sys, 0);
+			json_str(w, "source", p->cpu_source);
+			json_num(w, "window_s", (double)(p->cpu_t1 - p->cpu_t0) / 1e9, 4);
+			json_num(w, "used_us", p->cpu1.cpu - p->cpu0.cpu, 0);
+			json_num(w, "user_us", p->cpu1.user - p->cpu0.user, 0);
+			json_num(w, "system_us", p->cpu1.sys - p->cpu0.sys, 0);
 		} else
-			jw_str(w, "reason", p->cpu_msg[0] ? p->cpu_msg : "the workers were never released");
-		jw_obj_end(w);
+			json_str(w, "reason", p->cpu_msg[0] ? p->cpu_msg : "the workers were never released");
+		json_obj_end(w);
 	}
-	jw_arr(w, "per_s");
+	json_arr(w, "per_s");
 	for (k = 0; k < p->nsec && *p->go_ns; k++) {
 		for (sum = 0, i = 0; i < p->started; i++)
 			sum += p->per_s[(size_t)i * (size_t)p->nsec + (size_t)k];
-		jw_item_int(w, (long long)sum);
+		json_item_int(w, (long long)sum);
 	}
-	jw_arr_end(w);
-	jw_lat(w, "lat_ms", &m->lat);
-	jw_hist(w, "hist", &m->lat);
-	jw_lat(w, "err_lat_ms", &m->elat);
-	jw_arr(w, "error_kinds");
+	json_arr_end(w);
+	hist_lat_json(w, "lat_ms", &m->lat);
+	hist_json(w, "hist", &m->lat);
+	hist_lat_json(w, "err_lat_ms", &m->elat);
+	json_arr(w, "error_kinds");
 	for (k = 0; k < KINDS_MAX && m->kinds[k].count; k++) {
-		jw_item_obj(w);
-		jw_str(w, "error", m->kinds[k].msg);
-		jw_int(w, "count", (long long)m->kinds[k].count);
-		jw_num(w, "first_s", *p->go_ns ? (double)(m->kinds[k].first_ns - *p->go_ns) / 1e9 :
+		json_item_obj(w);
+		json_str(w, "error", m->kinds[k].msg);
+		json_int(w, "count", (long long)m->kinds[k].count);
+		json_num(w, "first_s", *p->go_ns ? (double)(m->kinds[k].first_ns - *p->go_ns) / 1e9 :
 		    NAN, 3);
-		jw_obj_end(w);
+		json_obj_end(w);
 	}
 	if (m->other) {
-		jw_item_obj(w);
-		jw_str(w, "error", "(other kinds)");
-		jw_int(w, "count", (long long)m->other);
-		jw_null(w, "first_s");
-		jw_obj_end(w);
+		json_item_obj(w);
+		json_str(w, "error", "(other kinds)");
+		json_int(w, "count", (long long)m->other);
+		json_null(w, "first_s");
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 	getrusage(RUSAGE_SELF, &ru);
-	jw_num(w, "parent_cpu_ms", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	json_num(w, "parent_cpu_ms", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3, 1);
 }

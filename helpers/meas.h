@@ -31,15 +31,15 @@ struct meas {
 	struct hist	elat;		/* failed operations, ms */
 	struct errkind	kinds[KINDS_MAX];
 	uint64_t	other;		/* errors of further kinds */
-	uint32_t	*per_s;		/* nsec counters (set by pool_meas) */
+	uint32_t	*per_s;		/* nsec counters (set by meas_init) */
 	int		nsec;
-	int		windowed;	/* set by pool_meas: ops ending after go + window are late */
+	int		windowed;	/* set by meas_init: ops ending after go + window are late */
 };
 
 /* in worker i: hist_init and its row of the pool's per-second counts */
-void	pool_meas(struct pool *p, int i, struct meas *m);
+void	meas_init(struct pool *p, int i, struct meas *m);
 /* an operation from t0 to t1 (mono ns): counted (late when it ended after the window of a
- * pool_meas measurement; its latency is kept either way), or failed ("what: strerror(e)") */
+ * meas_init measurement; its latency is kept either way), or failed ("what: strerror(e)") */
 void	meas_ok(struct meas *m, int64_t t0, int64_t t1, const struct pool *p);
 void	meas_fail(struct meas *m, int64_t t0, int64_t t1, const char *what, int e);
 /* a failure with no operation time (set-up: connect, mkdir, open) */
@@ -57,10 +57,10 @@ struct jw;
  * the window), late_ops, server_cpu (null unless pool_cpu), per_s, lat_ms, hist,
  * err_lat_ms, error_kinds, first_error, parent_cpu_ms. m is the merged measurement; per_s summed over workers.
  */
-void	pool_json(struct jw *w, const struct pool *p, const struct meas *m);
-double	pool_window_s(const struct pool *p, const struct meas *m);
+void	meas_json(struct jw *w, const struct pool *p, const struct meas *m);
+double	meas_window_s(const struct pool *p, const struct meas *m);
 /* a failure of the pool itself (a worker lost), or NULL */
-const char *pool_error(const struct pool *p, char *buf, size_t len);
+const char *meas_pool_error(const struct pool *p, char *buf, size_t len);
 
 /* The help text's paragraph on times, rates and latency, the same for every load helper
  * (their -h is each one's synopsis; this is the part they share). */

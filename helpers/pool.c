@@ -23,18 +23,18 @@
 #include "pool.h"
 
 void *
-shm_alloc(size_t len)
+pool_shm_alloc(size_t len)
 {
 	void *p;
 
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		fatal("cannot map %zu bytes of shared memory: %s", len, strerror(errno));
+		json_fatal("cannot map %zu bytes of shared memory: %s", len, strerror(errno));
 	return p;	/* zero-filled */
 }
 
 void
-shm_free(void *p, size_t len)
+pool_shm_free(void *p, size_t len)
 {
 	munmap(p, len);
 }
@@ -62,13 +62,13 @@ pool_start(struct pool *p, int n, int nsec, int (*fn)(struct pool *, int, void *
 	p->window_ns = (int64_t)(nsec < 1 ? 1 : nsec) * 1000000000;
 	if ((p->pids = calloc((size_t)n, sizeof(pid_t))) == NULL ||
 	    (p->status = calloc((size_t)n, sizeof(int))) == NULL)
-		fatal("cannot allocate the worker table: %s", strerror(errno));
+		json_fatal("cannot allocate the worker table: %s", strerror(errno));
 	for (i = 0; i < n; i++)
 		p->status[i] = -1;
-	p->go_ns = shm_alloc(sizeof(int64_t));
-	p->per_s = shm_alloc((size_t)n * (size_t)p->nsec * sizeof(uint32_t));
+	p->go_ns = pool_shm_alloc(sizeof(int64_t));
+	p->per_s = pool_shm_alloc((size_t)n * (size_t)p->nsec * sizeof(uint32_t));
 	if (pipe2(p->gofd, O_CLOEXEC) == -1 || pipe2(p->upfd, O_CLOEXEC) == -1)
-		fatal("cannot make a pipe: %s", strerror(errno));
+		json_fatal("cannot make a pipe: %s", strerror(errno));
 	fflush(NULL);
 	for (i = 0; i < n; i++) {
 		if ((pid = fork()) == -1) {
@@ -178,7 +178,7 @@ pool_go(struct pool *p)
 	if (p->gofd[1] < 0)
 		return;
 	if (p->cpu_tgt != NULL && p->cpu_read == 0 && p->cpu_msg[0] == '\0') {
-		if (cg_usage(p->cpu_tgt, &p->cpu_source, &p->cpu0, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
+		if (cgusage_read(p->cpu_tgt, &p->cpu_source, &p->cpu0, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
 			p->cpu_read = 1;
 		p->cpu_t0 = mono_ns();
 	}
@@ -208,7 +208,7 @@ void
 pool_cpu(struct pool *p, struct tgt *t)
 {
 	p->cpu_tgt = t;
-	tgt_resolve(t, p->cpu_msg, sizeof(p->cpu_msg));
+	cgtarget_resolve(t, p->cpu_msg, sizeof(p->cpu_msg));
 }
 
 /* the CPU reading at the end of the window (or earlier, when every worker is gone) */
@@ -218,7 +218,7 @@ pool_cpu_end(struct pool *p)
 	if (p->cpu_read != 1)
 		return;
 	p->cpu_t1 = mono_ns();
-	if (cg_usage(p->cpu_tgt, &p->cpu_source, &p->cpu1, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
+	if (cgusage_read(p->cpu_tgt, &p->cpu_source, &p->cpu1, p->cpu_msg, sizeof(p->cpu_msg)) == 0)
 		p->cpu_read = 2;
 	else
 		p->cpu_read = 0;
@@ -268,9 +268,9 @@ void
 pool_free(struct pool *p)
 {
 	if (p->go_ns != NULL)
-		shm_free(p->go_ns, sizeof(int64_t));
+		pool_shm_free(p->go_ns, sizeof(int64_t));
 	if (p->per_s != NULL)
-		shm_free(p->per_s, (size_t)p->n * (size_t)p->nsec * sizeof(uint32_t));
+		pool_shm_free(p->per_s, (size_t)p->n * (size_t)p->nsec * sizeof(uint32_t));
 	free(p->pids);
 	free(p->status);
 	memset(p, 0, sizeof(*p));

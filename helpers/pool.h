@@ -2,7 +2,7 @@
  * pool.h - worker pools.
  *
  * pool_start forks n workers that share anonymous shared memory with the
- * parent (allocate it with shm_alloc before). A worker says it is ready with
+ * parent (allocate it with pool_shm_alloc before). A worker says it is ready with
  * pool_ready(), then blocks in pool_wait_go() until the parent's pool_go()
  * (all ready, or the ready timeout passed); the end of the parent (EOF on the
  * go pipe, or PR_SET_PDEATHSIG's SIGTERM) is never a go. The parent sleeps in
@@ -46,8 +46,8 @@ struct pool {
 	char		cpu_msg[ERRLEN];
 };
 
-void	*shm_alloc(size_t len);
-void	 shm_free(void *p, size_t len);
+void	*pool_shm_alloc(size_t len);
+void	 pool_shm_free(void *p, size_t len);
 
 /* fn(p, i, arg) runs in worker i, which then _exit()s with its return value;
  * nsec: the -d seconds (the window, and the length of the per-second count) */
@@ -58,7 +58,7 @@ void	pool_ready(struct pool *p);
 int	pool_wait_go(struct pool *p);	/* 0 go; -1 stop asked or the parent is gone */
 /* parent side */
 /* after pool_start: read the CPU time of t (a cgroup or a process tree, see cgtarget.h:
- * the server's) at pool_go and at the end of the window, so that pool_json's server_cpu
+ * the server's) at pool_go and at the end of the window, so that meas_json's server_cpu
  * is the CPU of the window the operations are counted in, not of the helper's set-up */
 void	pool_cpu(struct pool *p, struct tgt *t);
 void	pool_wait_ready(struct pool *p, double timeout_s);

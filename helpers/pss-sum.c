@@ -71,7 +71,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'g':
 		case 'p':
-			tgt_option(&t, ch, optarg, usage_text);
+			cgtarget_option(&t, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
@@ -80,11 +80,11 @@ main(int argc, char *argv[])
 	if (!t.kind || optind != argc)
 		usage(usage_text, 0);
 	signals_install();
-	line_guard("pss-sum");
-	ok = tgt_resolve(&t, msg, sizeof(msg)) == 0;
+	json_line_guard("pss-sum");
+	ok = cgtarget_resolve(&t, msg, sizeof(msg)) == 0;
 	if (ok) {
 		source = t.kind == 'p' ? "proc" : strcmp(t.procs, t.cg2) == 0 ? "cgroup2" : "cgroup1";
-		pids = tgt_pids(&t, &n);
+		pids = cgtarget_pids(&t, &n);
 		for (i = 0; i < n; i++) {
 			if ((rc = rollup(pids[i], &p, &r)) == -2)
 				denied++;
@@ -106,22 +106,22 @@ main(int argc, char *argv[])
 			ok = 0;
 		}
 	}
-	jw_head(&w, "pss-sum", ok, msg);
-	jw_num(&w, "duration_s", mono_s() - start, 3);
-	jw_str(&w, "source", source);
-	jw_str(&w, "target", t.kind == 'p' ? t.name : t.procs[0] ? t.procs : t.name);
+	json_head(&w, "pss-sum", ok, msg);
+	json_num(&w, "duration_s", mono_s() - start, 3);
+	json_str(&w, "source", source);
+	json_str(&w, "target", t.kind == 'p' ? t.name : t.procs[0] ? t.procs : t.name);
 	if (ok) {
-		jw_int(&w, "processes", procs);
-		jw_int(&w, "pss_kb", pss);
-		jw_int(&w, "rss_kb", rss);
-		jw_int(&w, "max_rss_kb", maxrss);
+		json_int(&w, "processes", procs);
+		json_int(&w, "pss_kb", pss);
+		json_int(&w, "rss_kb", rss);
+		json_int(&w, "max_rss_kb", maxrss);
 	} else {
-		jw_null(&w, "processes");
-		jw_null(&w, "pss_kb");
-		jw_null(&w, "rss_kb");
-		jw_null(&w, "max_rss_kb");
+		json_null(&w, "processes");
+		json_null(&w, "pss_kb");
+		json_null(&w, "rss_kb");
+		json_null(&w, "max_rss_kb");
 	}
-	jw_end(&w);
-	stdout_close();
+	json_end(&w);
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

@@ -215,22 +215,22 @@ phase_json(struct jw *w, const struct run *r, const struct phase *p)
 {
 	double med;
 
-	jw_obj(w, p->name);
-	jw_int(w, "ops", (long long)p->ops);
-	jw_int(w, "errors", (long long)p->errors);
+	json_obj(w, p->name);
+	json_int(w, "ops", (long long)p->ops);
+	json_int(w, "errors", (long long)p->errors);
 	if (strcmp(p->name, "listing") == 0) {
 		med = hist_pct(&p->lat, 50);
-		jw_int(w, "entries", (long long)r->entries);
-		jw_num(w, "entries_per_s", p->ops > 0 && med > 0 ? (double)r->entries / (med / 1e3) :
+		json_int(w, "entries", (long long)r->entries);
+		json_num(w, "entries_per_s", p->ops > 0 && med > 0 ? (double)r->entries / (med / 1e3) :
 		    NAN, 6);
 	} else if (strcmp(p->name, "othercase") == 0) {
-		jw_int(w, "found", (long long)p->found);
-		jw_int(w, "not_found", (long long)p->not_found);
+		json_int(w, "found", (long long)p->found);
+		json_int(w, "not_found", (long long)p->not_found);
 	} else if (strcmp(p->name, "missing") == 0)
-		jw_int(w, "found", (long long)p->found);
-	jw_num(w, "window_s", p->window_s, 4);
-	jw_lat(w, "lat_ms", &p->lat);
-	jw_obj_end(w);
+		json_int(w, "found", (long long)p->found);
+	json_num(w, "window_s", p->window_s, 4);
+	hist_lat_json(w, "lat_ms", &p->lat);
+	json_obj_end(w);
 }
 
 int
@@ -265,12 +265,12 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&c, cfile);
 	signals_install();
-	line_guard("smb-bigdir");
-	client_home_setup();
-	r.ctx = ctx_new(&c, TIMEOUT_MS, msg, sizeof(msg));
-	client_home_remove();
+	json_line_guard("smb-bigdir");
+	smbctx_home_setup();
+	r.ctx = smbctx_new(&c, TIMEOUT_MS, msg, sizeof(msg));
+	smbctx_home_remove();
 	if (r.ctx == NULL)
-		fatal("%s", msg);
+		json_fatal("%s", msg);
 
 	phase_run(&r, &ph[0], r.listings, dirurl);
 	/* on connecting, libsmbclient reads the share's file-system attributes: CREATE of its
@@ -291,21 +291,21 @@ main(int argc, char *argv[])
 		else if (r.nnames == 0)
 			snprintf(msg, sizeof(msg), "the folder has no file to look up in another case");
 	}
-	ctx_free(r.ctx);
+	smbctx_free(r.ctx);
 	creds_wipe(&c);	/* the context asks for them at its first connection */
 	ok = msg[0] == '\0';
 
-	jw_head(&w, "smb-bigdir", ok, ok ? NULL : msg);
-	jw_bool(&w, "interrupted", g_stop != 0);
-	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 4);
-	jw_int(&w, "entries", (long long)r.entries);
-	jw_int(&w, "opens", (long long)r.opens);
+	json_head(&w, "smb-bigdir", ok, ok ? NULL : msg);
+	json_bool(&w, "interrupted", g_stop != 0);
+	json_num(&w, "duration_s", (double)(mono_ns() - json_line_start_ns()) / 1e9, 4);
+	json_int(&w, "entries", (long long)r.entries);
+	json_int(&w, "opens", (long long)r.opens);
 	for (i = 0; i < sizeof(ph) / sizeof(ph[0]); i++)
 		phase_json(&w, &r, &ph[i]);
-	jw_int(&w, "errors", (long long)(ph[0].errors + ph[1].errors + ph[2].errors + ph[3].errors));
-	jw_str(&w, "first_error", r.first_error[0] ? r.first_error : NULL);
-	jw_end(&w);
-	stdout_close();
+	json_int(&w, "errors", (long long)(ph[0].errors + ph[1].errors + ph[2].errors + ph[3].errors));
+	json_str(&w, "first_error", r.first_error[0] ? r.first_error : NULL);
+	json_end(&w);
+	json_stdout_close();
 	for (i = 0; i < r.nnames; i++)
 		free(r.names[i]);
 	free(r.names);

@@ -189,10 +189,10 @@ worker(struct pool *p, int i, void *arg)
 	sigset_t block;
 	int rc, e = 0, go;
 
-	pool_meas(p, i, &s->cm);
+	meas_init(p, i, &s->cm);
 	hist_init(&s->dm.lat);
 	hist_init(&s->dm.elat);
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL) {
+	if ((ctx = smbctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL) {
 		meas_msg(&s->cm, msg);
 		pool_ready(p);
 		return 0;
@@ -261,7 +261,7 @@ worker(struct pool *p, int i, void *arg)
 		s->cut = 1;
 	else
 		s->checked = 1;
-	ctx_free(ctx);
+	smbctx_free(ctx);
 	return 0;
 }
 
@@ -272,15 +272,15 @@ phase(struct jw *w, const char *key, const struct meas *m, int64_t start, int64_
 {
 	double dur = start > 0 && end > start ? (double)(end - start) / 1e9 : 0;
 
-	jw_obj(w, key);
-	jw_int(w, "ops", (long long)m->ops);
-	jw_int(w, "errors", (long long)m->errors);
-	jw_num(w, "rate_per_s", dur > 0 ? (double)m->ops / dur : 0, 1);
-	jw_num(w, "duration_s", dur, 3);
-	jw_lat(w, "lat_ms", &m->lat);
+	json_obj(w, key);
+	json_int(w, "ops", (long long)m->ops);
+	json_int(w, "errors", (long long)m->errors);
+	json_num(w, "rate_per_s", dur > 0 ? (double)m->ops / dur : 0, 1);
+	json_num(w, "duration_s", dur, 3);
+	hist_lat_json(w, "lat_ms", &m->lat);
 	if (with_hist)
-		jw_hist(w, "hist", &m->lat);
-	jw_obj_end(w);
+		hist_json(w, "hist", &m->lat);
+	json_obj_end(w);
 }
 
 int
@@ -321,18 +321,18 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&r.c, cfile);
 	signals_install();
-	line_guard("smb-files");
-	client_home_setup();
+	json_line_guard("smb-files");
+	smbctx_home_setup();
 
 	if ((r.buf = malloc(r.kib ? (size_t)r.kib * 1024 : 1)) == NULL)
-		fatal("cannot allocate the %ld KiB of a file", r.kib);
+		json_fatal("cannot allocate the %ld KiB of a file", r.kib);
 	memset(r.buf, 'x', (size_t)r.kib * 1024);
-	r.slots = shm_alloc((size_t)workers * sizeof(struct slot));
+	r.slots = pool_shm_alloc((size_t)workers * sizeof(struct slot));
 	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
 	creds_wipe(&r.c);
 	pool_wait_ready(&p, READY_S);
 	if (p.ready == p.started)
-		client_home_remove();
+		smbctx_home_remove();
 	pool_go(&p);
 	pool_join(&p, *p.go_ns + (2 * r.seconds + 15 + 10) * 1000000000LL);
 
@@ -359,31 +359,31 @@ main(int argc, char *argv[])
 	}
 	kinds = cm;
 	meas_merge_kinds(&kinds, &dm);
-	error = pool_error(&p, perr, sizeof(perr));
+	error = meas_pool_error(&p, perr, sizeof(perr));
 	if (error == NULL && cut)
 		error = "the delete phase stopped at the hard deadline";
 	if (error == NULL)
 		error = meas_first_error(&kinds);
-	ok = cm.ops + cm.late > 0 && left == 0 && pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
+	ok = cm.ops + cm.late > 0 && left == 0 && meas_pool_error(&p, perr, sizeof(perr)) == NULL && !cut;
 	if (!ok && error == NULL)
 		error = left ? "files left behind" : "no file created";
-	jw_head(&w, "smb-files", ok, error);
-	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
-	jw_int(&w, "workers", workers);
-	jw_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
-	jw_int(&w, "errors", (long long)cm.errors);
-	ce = *p.go_ns + (int64_t)(pool_window_s(&p, &cm) * 1e9);	/* create.duration_s = window_s */
+	json_head(&w, "smb-files", ok, error);
+	json_num(&w, "duration_s", (double)(mono_ns() - json_line_start_ns()) / 1e9, 3);
+	json_int(&w, "workers", workers);
+	json_int(&w, "ops", (long long)cm.ops);		/* the measured (create) phase's */
+	json_int(&w, "errors", (long long)cm.errors);
+	ce = *p.go_ns + (int64_t)(meas_window_s(&p, &cm) * 1e9);	/* create.duration_s = window_s */
 	phase(&w, "create", &cm, *p.go_ns, ce, 0);
 	phase(&w, "delete", &dm, ds, de, 1);
-	jw_int(&w, "files_per_folder", (long long)perdir);
-	jw_int(&w, "left_behind", (long long)left);
-	jw_bool(&w, "delete_cut", cut);
-	pool_json(&w, &p, &kinds);
-	jw_str(&w, "first_error", meas_first_error(&kinds));
-	jw_end(&w);
+	json_int(&w, "files_per_folder", (long long)perdir);
+	json_int(&w, "left_behind", (long long)left);
+	json_bool(&w, "delete_cut", cut);
+	meas_json(&w, &p, &kinds);
+	json_str(&w, "first_error", meas_first_error(&kinds));
+	json_end(&w);
 	pool_free(&p);
-	shm_free(r.slots, (size_t)workers * sizeof(struct slot));
+	pool_shm_free(r.slots, (size_t)workers * sizeof(struct slot));
 	free(r.buf);
-	stdout_close();
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

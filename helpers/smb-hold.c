@@ -131,11 +131,11 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&c, cfile);
 	signals_install();
-	line_guard("smb-hold");
-	client_home_setup();
+	json_line_guard("smb-hold");
+	smbctx_home_setup();
 	fdlim = raise_fd_limit(n);
 	if ((cs = calloc((size_t)n, sizeof(*cs))) == NULL)
-		fatal("cannot allocate %ld connections: %s", n, strerror(errno));
+		json_fatal("cannot allocate %ld connections: %s", n, strerror(errno));
 
 	start = mono_s();
 	for (i = 0; i < n && !g_stop; i++) {
@@ -143,7 +143,7 @@ main(int argc, char *argv[])
 
 		snprintf(rel, sizeof(rel), "smb-hold.%d.%ld", (int)getpid(), i);
 		target_url(&t, rel, k->url, sizeof(k->url));
-		if ((k->ctx = ctx_new(&c, TIMEOUT_MS, msg, sizeof(msg))) == NULL) {
+		if ((k->ctx = smbctx_new(&c, TIMEOUT_MS, msg, sizeof(msg))) == NULL) {
 			errors++;
 			if (first[0] == '\0')
 				snprintf(first, sizeof(first), "%s", msg);
@@ -154,28 +154,28 @@ main(int argc, char *argv[])
 			if (first[0] == '\0')
 				errmsg(first, sizeof(first), "open", errno);
 			errors++;
-			ctx_free(k->ctx);
+			smbctx_free(k->ctx);
 			k->ctx = NULL;
 			continue;
 		}
 		held++;
 	}
 	dur = mono_s() - start;
-	client_home_remove();	/* every context is made */
+	smbctx_home_remove();	/* every context is made */
 	ok = held > 0;
 	if (!ok && first[0] == '\0')
 		snprintf(first, sizeof(first), "stopped before the first connection");
 
-	jw_head(&w, "smb-hold", ok, first);
-	jw_num(&w, "duration_s", dur, 3);
-	jw_int(&w, "asked", n);
-	jw_int(&w, "held", held);
-	jw_int(&w, "errors", errors);
-	jw_str(&w, "first_error", first[0] ? first : NULL);
-	jw_int(&w, "fd_limit", fdlim);
-	jw_bool(&w, "interrupted", g_stop != 0);
-	jw_end(&w);
-	stdout_close();
+	json_head(&w, "smb-hold", ok, first);
+	json_num(&w, "duration_s", dur, 3);
+	json_int(&w, "asked", n);
+	json_int(&w, "held", held);
+	json_int(&w, "errors", errors);
+	json_str(&w, "first_error", first[0] ? first : NULL);
+	json_int(&w, "fd_limit", fdlim);
+	json_bool(&w, "interrupted", g_stop != 0);
+	json_end(&w);
+	json_stdout_close();
 
 	if (ok)
 		wait_for_end();
@@ -194,7 +194,7 @@ main(int argc, char *argv[])
 			warn("cannot close '%s'", k->url);
 		if (smbc_getFunctionUnlink(k->ctx)(k->ctx, k->url) != 0)
 			warn("cannot remove '%s'", k->url);
-		ctx_free(k->ctx);
+		smbctx_free(k->ctx);
 	}
 	free(cs);
 	creds_wipe(&c);

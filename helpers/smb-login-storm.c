@@ -61,20 +61,20 @@ worker(struct pool *p, int i, void *arg)
 	int64_t t0, t1, deadline;
 	int rc, e;
 
-	pool_meas(p, i, m);
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
+	meas_init(p, i, m);
+	if ((ctx = smbctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
 		meas_msg(m, msg);
 	pool_ready(p);
 	if (pool_wait_go(p) == -1 || ctx == NULL) {
-		ctx_free(ctx);
+		smbctx_free(ctx);
 		return 0;
 	}
 	deadline = *p->go_ns + (int64_t)r->seconds * 1000000000;
 	while (!g_stop && (t0 = mono_ns()) < deadline) {
-		rc = smb_login(ctx, r->url);
+		rc = smbctx_login(ctx, r->url);
 		e = errno;
 		t1 = mono_ns();		/* the latency is the login's; the disconnect follows */
-		ctx_purge(ctx);
+		smbctx_purge(ctx);
 		if (rc == 0)
 			meas_ok(m, t0, t1, p);
 		else if (!g_stop) {
@@ -82,7 +82,7 @@ worker(struct pool *p, int i, void *arg)
 			sleep_ms(10);
 		}
 	}
-	ctx_free(ctx);
+	smbctx_free(ctx);
 	return 0;
 }
 
@@ -109,7 +109,7 @@ main(int argc, char *argv[])
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
 		case 'g':
 		case 'p':
-			tgt_option(&cg, ch, optarg, usage_text);
+			cgtarget_option(&cg, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		case 'w': workers = opt_num('w', optarg, 1, 4096); break;
@@ -126,17 +126,17 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&r.c, cfile);
 	signals_install();
-	line_guard("smb-login-storm");
-	client_home_setup();
+	json_line_guard("smb-login-storm");
+	smbctx_home_setup();
 
-	r.slots = shm_alloc((size_t)workers * sizeof(struct meas));
+	r.slots = pool_shm_alloc((size_t)workers * sizeof(struct meas));
 	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
 	if (cg.kind)
 		pool_cpu(&p, &cg);
 	creds_wipe(&r.c);	/* the workers have their copy */
 	pool_wait_ready(&p, READY_S);
 	if (p.ready == p.started)
-		client_home_remove();	/* every context is made */
+		smbctx_home_remove();	/* every context is made */
 	pool_go(&p);
 	pool_join(&p, *p.go_ns + (r.seconds + TIMEOUT_MS / 1000 * 2 + 5) * 1000000000LL);
 
@@ -145,20 +145,20 @@ main(int argc, char *argv[])
 	hist_init(&all.elat);
 	for (i = 0; i < (int)workers; i++)
 		meas_merge(&all, &r.slots[i]);
-	error = pool_error(&p, perr, sizeof(perr));
+	error = meas_pool_error(&p, perr, sizeof(perr));
 	ok = all.ops + all.late > 0 && error == NULL;
 	if (error == NULL)
 		error = meas_first_error(&all);
-	jw_head(&w, "smb-login-storm", ok, error ? error : "no login succeeded");
-	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
-	jw_int(&w, "workers", workers);
-	jw_int(&w, "ops", (long long)all.ops);
-	jw_int(&w, "errors", (long long)all.errors);
-	pool_json(&w, &p, &all);
-	jw_str(&w, "first_error", meas_first_error(&all));
-	jw_end(&w);
+	json_head(&w, "smb-login-storm", ok, error ? error : "no login succeeded");
+	json_num(&w, "duration_s", (double)(mono_ns() - json_line_start_ns()) / 1e9, 3);
+	json_int(&w, "workers", workers);
+	json_int(&w, "ops", (long long)all.ops);
+	json_int(&w, "errors", (long long)all.errors);
+	meas_json(&w, &p, &all);
+	json_str(&w, "first_error", meas_first_error(&all));
+	json_end(&w);
 	pool_free(&p);
-	shm_free(r.slots, (size_t)workers * sizeof(struct meas));
-	stdout_close();
+	pool_shm_free(r.slots, (size_t)workers * sizeof(struct meas));
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

@@ -83,11 +83,11 @@ worker(struct pool *p, int i, void *arg)
 	ssize_t n;
 	off_t off;
 
-	pool_meas(p, i, m);
+	meas_init(p, i, m);
 	rnd = (uint64_t)real_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)i;
 	if (rnd == 0)
 		rnd = 88172645463325252ULL;
-	if ((ctx = ctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
+	if ((ctx = smbctx_new(&r->c, TIMEOUT_MS, msg, sizeof(msg))) == NULL)
 		meas_msg(m, msg);
 	else if ((f = smbc_getFunctionOpen(ctx)(ctx, r->url, O_RDONLY, 0)) == NULL)
 		meas_note(m, "open", errno);
@@ -122,7 +122,7 @@ worker(struct pool *p, int i, void *arg)
 	free(buf);
 	if (f != NULL)
 		smbc_getFunctionClose(ctx)(ctx, f);
-	ctx_free(ctx);
+	smbctx_free(ctx);
 	return 0;
 }
 
@@ -153,7 +153,7 @@ main(int argc, char *argv[])
 		case 'd': r.seconds = opt_num('d', optarg, 1, 86400); break;
 		case 'g':
 		case 'p':
-			tgt_option(&cg, ch, optarg, usage_text);
+			cgtarget_option(&cg, ch, optarg, usage_text);
 			break;
 		case 'h': usage(usage_text, 1); break;
 		default: usage(usage_text, 0);
@@ -168,17 +168,17 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&r.c, cfile);
 	signals_install();
-	line_guard("smb-readers");
-	client_home_setup();
+	json_line_guard("smb-readers");
+	smbctx_home_setup();
 
-	r.slots = shm_alloc((size_t)clients * sizeof(struct slot));
+	r.slots = pool_shm_alloc((size_t)clients * sizeof(struct slot));
 	pool_start(&p, (int)clients, (int)r.seconds, worker, &r);
 	if (cg.kind)
 		pool_cpu(&p, &cg);
 	creds_wipe(&r.c);
 	pool_wait_ready(&p, READY_S);
 	if (p.ready == p.started)
-		client_home_remove();
+		smbctx_home_remove();
 	pool_go(&p);
 	pool_join(&p, *p.go_ns + (r.seconds + TIMEOUT_MS / 1000 * 2 + 5) * 1000000000LL);
 
@@ -201,25 +201,25 @@ main(int argc, char *argv[])
 		if (isnan(max_iops) || iops > max_iops)
 			max_iops = iops;
 	}
-	error = pool_error(&p, perr, sizeof(perr));
+	error = meas_pool_error(&p, perr, sizeof(perr));
 	ok = connected > 0 && all.ops + all.late > 0 && error == NULL;
 	if (error == NULL)
 		error = meas_first_error(&all);
-	jw_head(&w, "smb-readers", ok, error ? error : "no read succeeded");
-	jw_num(&w, "duration_s", (double)(mono_ns() - line_start_ns()) / 1e9, 3);
-	jw_int(&w, "clients", clients);
-	jw_int(&w, "connected", connected);
-	jw_int(&w, "ops", (long long)all.ops);
-	jw_int(&w, "errors", (long long)all.errors);
-	pool_json(&w, &p, &all);
-	jw_obj(&w, "per_client");
-	jw_num(&w, "min_iops", min_iops, 1);
-	jw_num(&w, "max_iops", max_iops, 1);
-	jw_obj_end(&w);
-	jw_str(&w, "first_error", meas_first_error(&all));
-	jw_end(&w);
+	json_head(&w, "smb-readers", ok, error ? error : "no read succeeded");
+	json_num(&w, "duration_s", (double)(mono_ns() - json_line_start_ns()) / 1e9, 3);
+	json_int(&w, "clients", clients);
+	json_int(&w, "connected", connected);
+	json_int(&w, "ops", (long long)all.ops);
+	json_int(&w, "errors", (long long)all.errors);
+	meas_json(&w, &p, &all);
+	json_obj(&w, "per_client");
+	json_num(&w, "min_iops", min_iops, 1);
+	json_num(&w, "max_iops", max_iops, 1);
+	json_obj_end(&w);
+	json_str(&w, "first_error", meas_first_error(&all));
+	json_end(&w);
 	pool_free(&p);
-	shm_free(r.slots, (size_t)clients * sizeof(struct slot));
-	stdout_close();
+	pool_shm_free(r.slots, (size_t)clients * sizeof(struct slot));
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

@@ -69,13 +69,13 @@ main(int argc, char *argv[])
 		errx(EXIT_USAGE, "target '%.64s...' is too long", argv[optind]);
 	creds_load(&c, cfile);
 	signals_install();
-	line_guard("smb-wait-login");
-	start = line_start_ns();
+	json_line_guard("smb-wait-login");
+	start = json_line_start_ns();
 	deadline = start + (int64_t)timeout * 1000000000;
-	client_home_setup();
+	smbctx_home_setup();
 
-	ctx = ctx_new(&c, MAX_ATTEMPT_MS, msg, sizeof(msg));
-	client_home_remove();	/* the context has read it */
+	ctx = smbctx_new(&c, MAX_ATTEMPT_MS, msg, sizeof(msg));
+	smbctx_home_remove();	/* the context has read it */
 	if (ctx != NULL) {
 		for (;;) {
 			next = mono_ns() + interval * 1000000;
@@ -83,7 +83,7 @@ main(int argc, char *argv[])
 			smbc_setTimeout(ctx, left_ms < 1 ? 1 : left_ms < MAX_ATTEMPT_MS ? (int)left_ms :
 			    MAX_ATTEMPT_MS);
 			attempts++;
-			if (smb_login(ctx, url) == 0) {
+			if (smbctx_login(ctx, url) == 0) {
 				success_ns = real_ns();
 				success_mono = mono_ns();
 				ok = 1;
@@ -91,7 +91,7 @@ main(int argc, char *argv[])
 				e = errno;
 				errmsg(last, sizeof(last), "login", e);
 			}
-			ctx_purge(ctx);
+			smbctx_purge(ctx);
 			if (ok)
 				break;
 			if (e == EACCES || e == EPERM) {
@@ -112,22 +112,22 @@ main(int argc, char *argv[])
 				break;
 			}
 		}
-		ctx_free(ctx);
+		smbctx_free(ctx);
 	}
 	elapsed_ms = (double)((ok ? success_mono : mono_ns()) - start) / 1e6;
 	creds_wipe(&c);
 
-	jw_head(&w, "smb-wait-login", ok, msg);
-	jw_bool(&w, "interrupted", g_stop != 0);
-	jw_num(&w, "duration_s", (double)(mono_ns() - start) / 1e9, 3);
-	jw_int(&w, "attempts", attempts);
-	jw_num(&w, "elapsed_ms", elapsed_ms, 3);
+	json_head(&w, "smb-wait-login", ok, msg);
+	json_bool(&w, "interrupted", g_stop != 0);
+	json_num(&w, "duration_s", (double)(mono_ns() - start) / 1e9, 3);
+	json_int(&w, "attempts", attempts);
+	json_num(&w, "elapsed_ms", elapsed_ms, 3);
 	if (ok)
-		jw_int(&w, "first_success_ns", success_ns);
+		json_int(&w, "first_success_ns", success_ns);
 	else
-		jw_null(&w, "first_success_ns");
-	jw_str(&w, "last_error", last[0] ? last : NULL);
-	jw_end(&w);
-	stdout_close();
+		json_null(&w, "first_success_ns");
+	json_str(&w, "last_error", last[0] ? last : NULL);
+	json_end(&w);
+	json_stdout_close();
 	return ok ? 0 : 1;
 }

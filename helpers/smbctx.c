@@ -41,7 +41,7 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 }
 
 void
-client_home_remove(void)
+smbctx_home_remove(void)
 {
 	if (home[0] && getpid() == home_owner) {
 		nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -67,7 +67,7 @@ tevent_use_poll(void)
 }
 
 void
-client_home_setup(void)
+smbctx_home_setup(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	char file[4200];
@@ -77,24 +77,24 @@ client_home_setup(void)
 		tmp = "/tmp";
 	snprintf(home, sizeof(home), "%s/smbhelper.XXXXXX", tmp);
 	if (mkdtemp(home) == NULL)
-		fatal("cannot create a directory in '%s': %s", tmp, strerror(errno));
+		json_fatal("cannot create a directory in '%s': %s", tmp, strerror(errno));
 	home_owner = getpid();
-	atexit(client_home_remove);
+	atexit(smbctx_home_remove);
 	snprintf(file, sizeof(file), "%s/.smb", home);
 	if (mkdir(file, 0700) == -1)
-		fatal("cannot create '%s': %s", file, strerror(errno));
+		json_fatal("cannot create '%s': %s", file, strerror(errno));
 	snprintf(file, sizeof(file), "%s/.smb/smb.conf", home);
 	if ((f = fopen(file, "w")) == NULL)
-		fatal("cannot create '%s': %s", file, strerror(errno));
+		json_fatal("cannot create '%s': %s", file, strerror(errno));
 	fputs(client_conf, f);
 	if (fclose(f) == EOF)
-		fatal("cannot write '%s': %s", file, strerror(errno));
+		json_fatal("cannot write '%s': %s", file, strerror(errno));
 	if (setenv("HOME", home, 1) == -1)
-		fatal("setenv: %s", strerror(errno));
+		json_fatal("setenv: %s", strerror(errno));
 	tevent_use_poll();
 }
 
-/* the one line libsmbclient logs for every login of smb_login(): see there */
+/* the one line libsmbclient logs for every login of smbctx_login(): see there */
 static const char rap_refused[] = "smb1cli_req_writev_submit: called for dialect";
 
 static void
@@ -121,7 +121,7 @@ auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen,
 }
 
 /*
- * Whether smb_login()'s call made a connection: libsmbclient adds every server
+ * Whether smbctx_login()'s call made a connection: libsmbclient adds every server
  * it has logged in to (negotiate, session setup, tree connect) to the
  * context's cache, so the cache's add function, wrapped, tells. The helpers
  * purge the cache after each login, so each login that connects adds one.
@@ -142,7 +142,7 @@ cache_add_fn(SMBCCTX *ctx, SMBCSRV *srv, const char *server, const char *share,
 }
 
 SMBCCTX *
-ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len)
+smbctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len)
 {
 	SMBCCTX *ctx;
 
@@ -172,13 +172,13 @@ ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len)
 }
 
 void
-ctx_purge(SMBCCTX *ctx)
+smbctx_purge(SMBCCTX *ctx)
 {
 	smbc_getFunctionPurgeCachedServers(ctx)(ctx);
 }
 
 void
-ctx_free(SMBCCTX *ctx)
+smbctx_free(SMBCCTX *ctx)
 {
 	if (ctx != NULL)
 		smbc_free_context(ctx, 1);
@@ -207,7 +207,7 @@ print_job_fn(struct print_job_info *job)
 }
 
 int
-smb_login(SMBCCTX *ctx, const char *share_url)
+smbctx_login(SMBCCTX *ctx, const char *share_url)
 {
 	login_connected = false;
 	if (smbc_getFunctionListPrintJobs(ctx)(ctx, share_url, print_job_fn) == 0)

@@ -12,17 +12,17 @@
 #include "creds.h"
 
 /*
- * Makes a private HOME with .smb/smb.conf and points HOME at it (fatal() when
+ * Makes a private HOME with .smb/smb.conf and points HOME at it (json_fatal() when
  * it cannot). libsmbclient reads it when a process makes its first context;
- * client_home_remove() removes it (the maker's exit does too): call it as soon
+ * smbctx_home_remove() removes it (the maker's exit does too): call it as soon
  * as every context is made, so that a killed run leaves nothing behind.
  */
-void	client_home_setup(void);
-void	client_home_remove(void);
+void	smbctx_home_setup(void);
+void	smbctx_home_remove(void);
 /* A context for one worker, created after fork; NULL with msg on failure. */
-SMBCCTX	*ctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len);
-void	ctx_purge(SMBCCTX *ctx);	/* drop cached connections: next call logs in again */
-void	ctx_free(SMBCCTX *ctx);
+SMBCCTX	*smbctx_new(const struct creds *c, int timeout_ms, char *msg, size_t len);
+void	smbctx_purge(SMBCCTX *ctx);	/* drop cached connections: next call logs in again */
+void	smbctx_free(SMBCCTX *ctx);
 /* a login: new connection, negotiate, session setup, tree connect; no file operation */
-int	smb_login(SMBCCTX *ctx, const char *share_url);
+int	smbctx_login(SMBCCTX *ctx, const char *share_url);
 #endif

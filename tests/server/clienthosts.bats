@@ -166,7 +166,7 @@ SH
   done
   # a machine on the test network that is not a client host is refused by smbd (hosts allow).
   # smbclient, not smb-wait-login: libsmbclient ends the helpers' login on a denied connection
-  # with EINVAL, which smb_login (helpers/smbctx.c) takes for success (found here; not fixed yet)
+  # with EINVAL, which smbctx_login (helpers/smbctx.c) takes for success (found here; not fixed yet)
   run ip netns exec "$CH_OTHER" timeout 20 smbclient -A "$PK_ROOT/conf/credentials" "//$NETNS_ADDR/perftest" -c ls
   assert_failure
   grep -q "Denied connection from ${NETNS_ADDR%.1}.4 " "$PK_ROOT/log/log.smbd" || fail "smbd did not deny ${NETNS_ADDR%.1}.4"
