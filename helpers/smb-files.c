@@ -21,6 +21,7 @@
 #include "meas.h"
 #include "pool.h"
 #include "smbctx.h"
+#include "smbpool.h"
 #include "target.h"
 
 #define TIMEOUT_MS	5000	/* every SMB request */
@@ -328,13 +329,8 @@ main(int argc, char *argv[])
 		json_fatal("cannot allocate the %ld KiB of a file", r.kib);
 	memset(r.buf, 'x', (size_t)r.kib * 1024);
 	r.slots = pool_shm_alloc((size_t)workers * sizeof(struct slot));
-	pool_start(&p, (int)workers, (int)r.seconds, worker, &r);
-	creds_wipe(&r.c);
-	pool_wait_ready(&p, READY_S);
-	if (p.ready == p.started)
-		smbctx_home_remove();
-	pool_go(&p);
-	pool_join(&p, *p.go_ns + (2 * r.seconds + 15 + 10) * 1000000000LL);
+	smbpool_run(&p, (int)workers, (int)r.seconds, worker, &r, &r.c, NULL, READY_S,
+	    2 * r.seconds + 15 + 10);
 
 	memset(&cm, 0, sizeof(cm));
 	hist_init(&cm.lat);

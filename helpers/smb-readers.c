@@ -20,6 +20,7 @@
 #include "meas.h"
 #include "pool.h"
 #include "smbctx.h"
+#include "smbpool.h"
 #include "target.h"
 
 #define TIMEOUT_MS	5000	/* every SMB request */
@@ -172,15 +173,8 @@ main(int argc, char *argv[])
 	smbctx_home_setup();
 
 	r.slots = pool_shm_alloc((size_t)clients * sizeof(struct slot));
-	pool_start(&p, (int)clients, (int)r.seconds, worker, &r);
-	if (cg.kind)
-		pool_cpu(&p, &cg);
-	creds_wipe(&r.c);
-	pool_wait_ready(&p, READY_S);
-	if (p.ready == p.started)
-		smbctx_home_remove();
-	pool_go(&p);
-	pool_join(&p, *p.go_ns + (r.seconds + TIMEOUT_MS / 1000 * 2 + 5) * 1000000000LL);
+	smbpool_run(&p, (int)clients, (int)r.seconds, worker, &r, &r.c, &cg, READY_S,
+	    r.seconds + TIMEOUT_MS / 1000 * 2 + 5);
 
 	memset(&all, 0, sizeof(all));
 	hist_init(&all.lat);

@@ -2,8 +2,9 @@
 # tests/unit/helpers-source.bats: the C helpers' sources keep their shape (issue 18): every
 # function a module (helpers/NAME.c with its NAME.h) exports starts with NAME_, so a call names
 # the file to open; base.c, the basics every helper uses (clocks, options, signals, usage), is
-# the one exception, as lib/common.sh is for the scripts. Reads the sources; nothing is
-# compiled.
+# the one exception, as lib/common.sh is for the scripts. The three pool helpers share one run
+# (smbpool_run) instead of each spelling out start, set-up time, release and join. Reads the
+# sources; nothing is compiled.
 
 setup() {
   load '../test_helper/common-setup'
@@ -45,4 +46,14 @@ prefix_offenders() {
   printf '%s\n' 'int' 'mono_ns(void)' '{' '}' >"$d/base.c"
   run prefix_offenders "$d"
   assert_output 'pool.c: shm_alloc'
+}
+
+@test "helpers: the three pool helpers run their workers through smbpool_run alone" {
+  local f
+  for f in smb-login-storm smb-files smb-readers; do
+    run grep -c 'smbpool_run(' "$KIT_ROOT/helpers/$f.c"
+    assert_output 1
+    run grep -nE '\bpool_(start|cpu|wait_ready|go|join)\(' "$KIT_ROOT/helpers/$f.c"
+    assert_output ''
+  done
 }
