@@ -81,22 +81,27 @@ def details_md:
   .metric as $m | (.why // "") as $why
   | (.details // {}) | (.labels // {}) as $l
   | [to_entries[] | select(.key | IN("notes", "server", "cpu", "count_check", "chart", "labels", "figures") | not)] as $e
-  | ([$e[] | select(.key != "repeats" and .key != "disturbed" and
+  # the figures line and the repeats after it on the same line (a default run's report stays
+  # near 250 lines: issue 21)
+  | ([([$e[] | select(.key != "repeats" and .key != "disturbed" and
        ((.value | type) != "array" or (.value | length) == 0 or (.value[0] | type) != "object"))]
-     | if length > 0 then "- " + (map("\($l[.key] // (.key | key_label)): \(.value | show($l))") | join("; ")) else empty end),
+      | if length > 0 then map("\($l[.key] // (.key | key_label)): \(.value | show($l))") | join("; ") else empty end),
     (($e[] | select(.key == "repeats" and (.value | type) == "array")) as $rep
-     # one line: each repeat's figure and verdict, the why of a failed one, and how many further
+     # each repeat's figure and verdict, the why of a failed one, and how many further
      # figures moved between the repeats (they stay in results.json)
      # (a remark the verdict's reason or an earlier repeat made is not made again)
      | (.figures // []) as $fig
-     | "- repeats: \(reduce $rep.value[] as $k ({seen: ($why | remarks_once([]) | .seen), out: []};
-           (.seen as $s | (($k.why // "") | remarks_once($s)) as $o
+     | "repeats: \(reduce $rep.value[] as $k ({seen: ($why | remarks_once([]) | .seen), out: []};
+           # a repeat's reason that is the verdict's own (the median repeat's) is not said again
+           (.seen as $s
+            | (($k.why // "") | if . == ($why | sub("^repeat [0-9]+ \\(the median, [^)]*\\): "; "")) then "" else . end
+               | remarks_once($s)) as $o
             | .seen = $o.seen
             | .out += ["\($k.repeat): \($k.value | show($l))\(if $k.status != "PASS" then " \($k.status)\(if $o.text != "" then " (\($o.text))" else "" end)" else "" end)"]))
          | .out | join("; "))"
        + (if ($fig | length) > 0 then
             "; \($fig | length) further figure\(if ($fig | length) > 1 then "s" else "" end) moved between them (median, min, max of each): `results.json`, `.metrics.\($m).details.figures`"
-          else "" end)),
+          else "" end))] | select(length > 0) | "- " + join("; ")),
     ($e[] | select(.key == "disturbed" and (.value | type) == "array") | [.value[] | select(.replaced)]
      # one line: the disturbed repeats measured again, by what (the ones kept, which the verdict
      # rests on, are the row's warning)
