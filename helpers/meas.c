@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "json.h"
@@ -164,6 +165,37 @@ meas_pool_error(const struct pool *p, char *buf, size_t len)
 	return NULL;
 }
 
+static double
+tv_ms(const struct timeval *tv)
+{
+	return (double)tv->tv_sec * 1e3 + (double)tv->tv_usec / 1e3;
+}
+
+/*
+ * The CPU the helper's whole process tree used on the host it ran on: the parent (self, read
+ * by the caller) and its workers, which pool_join has reaped (RUSAGE_CHILDREN counts only
+ * reaped children, killed ones too); and that host's online cores, so a client host's load
+ * can be set against its size.
+ */
+static void
+client_cpu_json(struct jw *w, const struct rusage *self)
+{
+	struct rusage ch;
+	double user, sys;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	getrusage(RUSAGE_CHILDREN, &ch);
+	user = tv_ms(&self->ru_utime) + tv_ms(&ch.ru_utime);
+	sys = tv_ms(&self->ru_stime) + tv_ms(&ch.ru_stime);
+	json_num(w, "client_cpu_ms", user + sys, 1);
+	json_num(w, "client_user_ms", user, 1);
+	json_num(w, "client_system_ms", sys, 1);
+	if (cores > 0)
+		json_int(w, "host_cores", cores);
+	else
+		json_null(w, "host_cores");
+}
+
 void
 meas_json(struct jw *w, const struct pool *p, const struct meas *m)
 {
@@ -235,6 +267,6 @@ meas_json(struct jw *w, const struct pool *p, const struct meas *m)
 	}
 	json_arr_end(w);
 	getrusage(RUSAGE_SELF, &ru);
-	json_num(w, "parent_cpu_ms", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3, 1);
+	json_num(w, "parent_cpu_ms", tv_ms(&ru.ru_utime) + tv_ms(&ru.ru_stime), 1);
+	client_cpu_json(w, &ru);
 }

@@ -55,7 +55,9 @@ struct jw;
  * The keys every pool helper's line has (docs/CONTRACTS.md): workers_started,
  * workers_lost, worker_failures, interrupted, window_s, rate_per_s (ops over
  * the window), late_ops, server_cpu (null unless pool_cpu), per_s, lat_ms, hist,
- * err_lat_ms, error_kinds, first_error, parent_cpu_ms. m is the merged measurement; per_s summed over workers.
+ * err_lat_ms, error_kinds, first_error, parent_cpu_ms, client_cpu_ms, client_user_ms,
+ * client_system_ms (the parent and its reaped workers: call after pool_join), host_cores.
+ * m is the merged measurement; per_s summed over workers.
  */
 void	meas_json(struct jw *w, const struct pool *p, const struct meas *m);
 double	meas_window_s(const struct pool *p, const struct meas *m);

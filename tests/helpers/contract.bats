@@ -371,6 +371,31 @@ window_check() {
     and .create.duration_s == .window_s and .delete.ops == .create.ops + .late_ops' <<<"$output"
 }
 
+# cpu_check LINE N: client_cpu_ms is the CPU of the whole tree (issue 23: each client host's own
+# CPU): more than the parent's alone (the N workers' logins or reads are in it), user + system,
+# and no more than the run's wall time on min(N + 1, cores) cores; host_cores this machine's.
+cpu_check() {
+  jq -e --argjson n "$2" --argjson cores "$(nproc)" '.client_cpu_ms > 0 and .client_cpu_ms > .parent_cpu_ms
+    and ((.client_user_ms + .client_system_ms - .client_cpu_ms) | fabs) <= 0.2
+    and .client_cpu_ms <= .duration_s * 1000 * ([$n + 1, $cores] | min) and .host_cores == $cores' <<<"$1" ||
+    fail "client CPU: $(jq -c '{duration_s, parent_cpu_ms, client_cpu_ms, client_user_ms, client_system_ms, host_cores}' <<<"$1")"
+  jq -r --arg n "$2" '"# \(.helper) (\($n) workers, \(.duration_s) s): client CPU \(.client_cpu_ms) ms, of it the parent \(.parent_cpu_ms) ms"' <<<"$1" >&3
+}
+
+@test "live: client_cpu_ms is the helper's CPU with its joined workers, below wall time x workers" {
+  live
+  run --separate-stderr "$H/smb-login-storm" -A "$SMBD_CREDS" -w 2 -d 2 "$UNC"
+  assert_success
+  cpu_check "$output" 2
+  run --separate-stderr "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 2 "$UNC/data.0"
+  assert_success
+  cpu_check "$output" 2
+  mkdir -m 1777 "$SMBD_SHARE/cpu"
+  run --separate-stderr "$H/smb-files" -A "$SMBD_CREDS" -w 2 -d 1 "$UNC/cpu"
+  assert_success
+  cpu_check "$output" 2
+}
+
 # One slow request must not stretch the window (issue 20, item 4): smbd is stopped (SIGSTOP)
 # from 1 s to 5 s of a 3 s window, so each client's read in flight ends about 2 s after the
 # deadline. The window is still the 3 s asked, the rate counts the reads inside it, and those
