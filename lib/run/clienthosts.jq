@@ -68,6 +68,19 @@ def ch_phase($lines; $key; $lat):
       + (if any($p[]; .hist != null) then {hist: ($p | map(.hist) | ch_hist_merge)} else {} end)
     end;
 
+# ch_cpu: one host's line -> its client CPU, measured on that host (the helper's process tree,
+# docs/CONTRACTS.md section 3): {client_cpu_s, duration_s, host_cores, client_cores (CPU seconds
+# per second of the helper's run), client_share (of that host's cores)}; {} from a helper that
+# does not measure it (smb-hold). Every "host" of the kit's namespace tests is this machine.
+def ch_cpu:
+  if (.client_cpu_ms | type) != "number" then {} else
+    (.client_cpu_ms / 1000) as $s | .duration_s as $d | .host_cores as $n
+    | (if ($d | type) == "number" and $d > 0 then $s / $d else null end) as $c
+    | {client_cpu_s: ($s * 1000 | round / 1000), duration_s: $d, host_cores: $n,
+       client_cores: (if $c == null then null else $c * 1000 | round / 1000 end),
+       client_share: (if $c == null or ($n | type) != "number" or $n <= 0 then null else $c / $n * 10000 | round / 10000 end)}
+  end;
+
 # ch_merge($hosts): the slurped lines (one a host, in $hosts' order) -> the merged line. Keys no
 # host's line has stay out (smb-hold has no rate, smb-files no clients).
 def ch_merge($hosts):
@@ -103,10 +116,11 @@ def ch_merge($hosts):
      worker_failures: [range(0; $lines | length) as $i | $lines[$i].worker_failures // [] | .[] | "\($hosts[$i]): \(.)"],
      interrupted: any($lines[]; .interrupted == true),
      parent_cpu_ms: sum("parent_cpu_ms"), server_cpu: null,
+     client_cpu_ms: sum("client_cpu_ms"), client_user_ms: sum("client_user_ms"), client_system_ms: sum("client_system_ms"),
      client_hosts: [range(0; $lines | length) as $i | $lines[$i] | {host: $hosts[$i], ok: (.ok == true),
        workers, clients, connected, asked, held, ops, late_ops, errors, rate_per_s,
        delete_rate_per_s: .delete.rate_per_s?, left_behind, lat_ms, window_s}
-       + (if .ok != true then {error: (.error // .first_error)} else {} end) | with_entries(select(.value != null))],
+       + ch_cpu + (if .ok != true then {error: (.error // .first_error)} else {} end) | with_entries(select(.value != null))],
      fairness: (if hold then [$lines[] | .held] | ch_fairness("held") else [$lines[] | .rate_per_s] | ch_fairness("rate_per_s") end)}
   | if .ok then . else .error = (firsterr // "a client host's helper failed") end
   | with_entries(select(.value != null or .key == "server_cpu" or .key == "first_error"));

@@ -45,6 +45,24 @@ LINE_B='{"helper":"smb-login-storm","ok":true,"duration_s":1.2,"window_s":1,"wor
   assert_output '[10,20,10]'
 }
 
+@test "each host's client CPU, measured there: seconds, cores over its run, share of its cores; the hosts' sum" {
+  local a b
+  a=$(jq -c '. + {client_cpu_ms: 550, client_user_ms: 350, client_system_ms: 200, host_cores: 2}' <<<"$LINE_A")
+  b=$(jq -c '. + {client_cpu_ms: 2400, client_user_ms: 1400, client_system_ms: 1000, host_cores: null}' <<<"$LINE_B")
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/login" "$BATS_TEST_TMPDIR/rsh" \
+    "$(host_dir ws1 "$a") $(host_dir ws2 "$b")" smb-login-storm -w 2 -d 1 //198.18.0.1/perftest
+  assert_success
+  # ws1: 0.55 s over its 1.1 s = 0.5 cores, a quarter of its 2; ws2's cores unknown: no share
+  run jq -c '[.client_cpu_ms, .client_user_ms, .client_system_ms,
+    (.client_hosts[] | [.host, .client_cpu_s, .duration_s, .host_cores, .client_cores, .client_share])]' <<<"$output"
+  assert_output '[2950,1750,1200,["ws1",0.55,1.1,2,0.5,0.25],["ws2",2.4,1.2,null,2,null]]'
+  # a helper that does not measure it (smb-hold): no client CPU keys at all
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/l2" "$BATS_TEST_TMPDIR/rsh" \
+    "$(host_dir ws3 "$LINE_A")" smb-login-storm //x/y
+  run jq -c '[has("client_cpu_ms"), (.client_hosts[0] | has("client_cpu_s"))]' <<<"$output"
+  assert_output '[false,false]'
+}
+
 @test "a host whose helper fails or prints nothing: the merged line is not ok and names the host" {
   local a b
   a=$(host_dir ws1 "$LINE_A")
