@@ -37,7 +37,9 @@ def key_label:
     "create": "create", "delete": "delete", "reads": "reads counted", "gb": "GB read",
     "first_error_code": "first error code", "job": "job", "local_disk": "local disk",
     "samba": "Samba", "samba_pct": "Samba reaches (% of local)", "direct_io": "direct I/O",
-    "file_system": "file system", "unit": "unit"
+    "file_system": "file system", "unit": "unit",
+    "client_cpu_s": "client CPU on the host (s)", "host_cores": "host cores",
+    "client_cores": "client cores used", "client_share": "share of the host's cores"
   }[.] // .;
 
 # Any value for humans; $l: the metric's own labels (details.labels), before key_label's.
@@ -256,6 +258,8 @@ def verdict_md($c):
              ["- Server view (time inside smbd, not on the wire; see docs/server-view.md): \(.details.server | sv_brief_md($x.metric))"]
              # the CPU split and the counts of client and server: one line
              + ["- " + ([.details.cpu | sv_cpu_md] + [.details.count_check | sv_check_md] | join(". "))]
+             # with client hosts: their own CPU, and whether the server had the machine to itself
+             + [.details.cpu // empty | sv_hosts_md | "- \(.)."]
            else [] end)
         + [(.warnings // [])[] | select(. as $w | $warned_before | index([$w]) | not) | "- **Warning**: \(.)"]
         # a FAIL's advice: the likely causes, then what to change

@@ -7,7 +7,9 @@ include "format";
 #   busy    the machine counts as short of CPU when everything on it used at least this much
 #   client  ... and the kit's own clients used at least this much of it
 #   others  processes that are neither the clients nor smbd used at least this much
-def clientcpu_limits: {busy: 0.85, client: 0.2, others: 0.25};
+#   alone   with client hosts, the server had the machine to itself when the kit's processes on it
+#           (the remote shells) and other processes together used less than this much
+def clientcpu_limits: {busy: 0.85, client: 0.2, others: 0.25, alone: 0.1};
 
 # clientcpu_split: a measurement's evidence object (raw/NAME.evidence.json: wall_s and
 # .probes.clientcpu, .probes.cgcpu) -> {available, wall_s, nproc, client: {cpu_s, cores, share,
@@ -47,22 +49,29 @@ def clientcpu_disturbed:
 #   the machine was short of CPU and the kit's clients took a part of it, e.g. "the clients used
 #   0.9 of 2 cores during login (smbd 1.0): the machine was 97 % busy, so the server was short
 #   of CPU and a client on another machine would likely see more"; other processes took CPU.
-def clientcpu_warnings($what):
+# clientcpu_warnings($what; $hosts): the same for a run on client hosts ($hosts true): the CPU in
+# the client cgroup is then the kit's processes on this machine (the remote shells, and the
+# client hosts' helpers where those hosts are this machine: network namespaces or containers).
+def clientcpu_warnings($what; $hosts):
   clientcpu_limits as $l
   | if .available != true then []
     else
       [ (if .machine.share >= $l.busy and .client.share >= $l.client then
-           "the clients used \(.client.cores | clientcpu_r1) of \(.nproc) cores during \($what) (smbd \(.server.cores | clientcpu_r1)): the machine was \(.machine.share * 100 | round) % busy, so the server was short of CPU and a client on another machine would likely see more (warned at >= \($l.busy * 100 | round) % busy with the clients at >= \($l.client * 100 | round) % of the machine)"
+           "\(if $hosts then "the kit's processes on this machine (with client hosts: the remote shells, and the helpers of any client host that is this machine)" else "the clients" end) used \(.client.cores | clientcpu_r1) of \(.nproc) cores during \($what) (smbd \(.server.cores | clientcpu_r1)): the machine was \(.machine.share * 100 | round) % busy, so the server was short of CPU and \(if $hosts then "client hosts on other machines" else "a client on another machine" end) would likely see more (warned at >= \($l.busy * 100 | round) % busy with the clients at >= \($l.client * 100 | round) % of the machine)"
          else empty end),
         (clientcpu_disturbed
          | "\(.) during \($what): the figure may be lower than this machine can do (warned at >= \($l.others * 100 | round) % of the machine)") ]
     end;
+def clientcpu_warnings($what): clientcpu_warnings($what; false);
 
 # clientcpu_line: a split (clientcpu_split) -> one line for the report ("client 0.9 cores (45 %), smbd 1.0
 # cores (50 %), others 0.1 of 2 cores over 10.0 s") or why it is missing.
-def clientcpu_line:
+# clientcpu_line($who): the same with the client cgroup named $who ("the kit's processes here"
+# with client hosts, whose own CPU is measured on each host).
+def clientcpu_line($who):
   if .available != true then "client/server CPU: not available (\(.reason // "no data"))"
   else
     (.client.cores | clientcpu_r1) as $c | (.server.cores | clientcpu_r1) as $s
-    | "client \($c) \("cores" | unit_at($c)) (\(.client.share * 100 | round) %), smbd \($s) \("cores" | unit_at($s)) (\(.server.share * 100 | round) %), others \(.others.cores | clientcpu_r1), of \(.nproc) cores over \(.wall_s | clientcpu_r1) s"
+    | "\($who) \($c) \("cores" | unit_at($c)) (\(.client.share * 100 | round) %), smbd \($s) \("cores" | unit_at($s)) (\(.server.share * 100 | round) %), others \(.others.cores | clientcpu_r1), of \(.nproc) cores over \(.wall_s | clientcpu_r1) s"
   end;
+def clientcpu_line: clientcpu_line("client");

@@ -71,6 +71,39 @@ def sv_cpu:
          others: {cores: $o, share: ($o / $n)}, runs: [$s[] | {name, split}]}
     end;
 
+# sv_hosts_of($raw): the evidence list -> the names of its measurements that ran on client hosts
+# (their merged line, raw/NAME.json, has client_hosts: lib/run/clienthosts.jq).
+def sv_hosts_of($raw): [.[] | .name | select(($raw["\(.).json"].client_hosts | type) == "array")];
+
+# sv_client_hosts($raw; $cpu): the evidence list -> details.cpu.client_hosts, null when no
+# measurement ran on client hosts: each host's own CPU, measured there by its helpers (ch_cpu),
+# added up over the measurements: hosts[]{host, cpu_s, cores (per second of its helpers' runs),
+# host_cores, share (of them)}, cpu_s (all hosts), measured (every host line had it: smb-hold
+# has none); and, from $cpu (this machine's split, sv_cpu), whether the server had the machine to
+# itself: here_cpu_s (the kit's processes on this machine: the fan-out and remote shells, and the
+# helpers of a client host that is this machine), on_this_machine (here_cpu_s is at least 90 % of
+# the hosts' own: their helpers ran here, as the network namespaces of the kit's tests do),
+# alone (not on this machine, and the kit's processes and other processes here together used
+# less than clientcpu_limits.alone of it); null where this machine's CPU was not measured.
+def sv_client_hosts($raw; $cpu):
+  [.[] | $raw["\(.name).json"] | select(type == "object" and (.client_hosts | type) == "array") | .client_hosts[]] as $e
+  | if ($e | length) == 0 then null else
+      ($e | map(.client_cpu_s) | all(type == "number")) as $measured
+      | [$e | group_by(.host)[] | . as $h
+          | ($h | map(.client_cpu_s // 0) | add) as $s | ($h | map(.duration_s // 0) | add) as $d
+          | ($h | map(.host_cores | select(type == "number")) | first // null) as $n
+          | {host: $h[0].host, cpu_s: $s, cores: (if $d > 0 then $s / $d else null end), host_cores: $n}
+          | .share = (if .cores != null and $n != null then .cores / $n else null end)] as $hosts
+      | ($hosts | map(.cpu_s) | add) as $all
+      | {measured: $measured, hosts: (if $measured then $hosts else [$hosts[] | {host}] end),
+         cpu_s: (if $measured then $all else null end)}
+      + if $cpu.available != true or ($measured | not) then {here_cpu_s: null, on_this_machine: null, alone: null}
+        else ($all > 0 and $cpu.client.cpu_s >= 0.9 * $all) as $here
+          | {here_cpu_s: $cpu.client.cpu_s, on_this_machine: $here,
+             alone: (($here | not) and $cpu.client.share + $cpu.others.share < clientcpu_limits.alone)}
+        end
+    end;
+
 # cifs_counts($ev): what the kernel client counted on the kit's share during a measurement
 # (the cifs probe of evidence $ev): {requests (SMBs sent), reads, writes, server_failed,
 # reconnects (of this share: TREE_CONNECTs sent again), host_reconnects (every cifs mount of
@@ -111,13 +144,15 @@ def serverview($metric; $view; $of; $count):
   | if ($evs | length) == 0 then {details: {}, warnings: []} else
     ($evs | sv_server | if $of and .available then .of = $of | .view = $view else . end) as $server
   | ($evs | sv_cpu) as $cpu
+  | ($evs | sv_client_hosts($raw; $cpu)) as $ch
   | sv_count($server; $count) as $check
-  | {details: ({server: $server, cpu: ($cpu | del(.runs))}
+  | {details: ({server: $server, cpu: ($cpu | del(.runs) | if $ch then .client_hosts = $ch else . end)}
        + (if $check then {count_check: ($check | del(.warning))} else {} end)),
      # the client-CPU warnings of every measurement of the metric, not only of the view's
      warnings: ([($check.warning // empty)]
-       + (if $view == null then $cpu else sv_evidence($metric) | sv_cpu end
-          | if .available then [.runs[] | .name as $n | .split | clientcpu_warnings($n)[]] else [] end))}
+       + (if $view == null then $evs else sv_evidence($metric) end
+          | sv_hosts_of($raw) as $on | sv_cpu
+          | if .available then [.runs[] | .name as $n | .split | clientcpu_warnings($n; $on | index([$n]) != null)[]] else [] end))}
     end;
 def serverview($metric): serverview($metric; null; null; null);
 
@@ -150,8 +185,32 @@ def sv_server_md:
 # sv_cpu_md: details.cpu -> one line ("CPU: client 0.3 cores (13 %), smbd 1.4 cores (69 %), ...").
 def sv_cpu_md:
   if . == null then "CPU: client/server CPU: not available (not recorded)"
+  elif .client_hosts then "CPU on this machine: " + clientcpu_line("the kit's processes here")
   else "CPU: " + clientcpu_line
   end;
+
+# sv_hosts_md: details.cpu with client_hosts -> the report's line of the client hosts' CPU, apart
+# from the server's, and whether the server had the machine to itself; nothing without client hosts.
+def sv_hosts_md:
+  def c: num;
+  def s2: . * 100 | round / 100;
+  select(.client_hosts != null) | . as $cpu | .client_hosts as $h
+  | if $h.measured | not then
+      "Client hosts (\($h.hosts | map(.host) | join(", "))): their CPU was not measured (their helper does not measure it)"
+    else
+      "Client hosts' CPU, measured on each host (the helpers, apart from smbd's): "
+      + ([$h.hosts[] | "\(.host) \(.cpu_s | s2) s" + (if .cores == null then ""
+           elif .host_cores == null then " (\(.cores | c) cores)" else " (\(.cores | c) of \(.host_cores) cores)" end)] | join(", "))
+      + (if ($h.hosts | length) > 1 then "; \($h.cpu_s | s2) s in all" else "" end) + ". "
+      + if $h.alone == null then "Whether the server had the machine to itself is not known: this machine's CPU was not measured (\($cpu.why // "no data"))"
+        elif $h.on_this_machine then
+          "The server did not have the machine to itself: the kit's processes on it used \($h.here_cpu_s | s2) s, as much as the client hosts' helpers, so those hosts ran on this machine (network namespaces or containers of it, as in the kit's own tests) and shared its \($cpu.nproc) cores with smbd"
+        elif $h.alone then
+          "The server had the machine to itself: the clients ran on the client hosts; on this machine the kit's processes (the remote shells) used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores"
+        else
+          "The server did not have the machine to itself: the clients ran on the client hosts, but on this machine the kit's processes used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores (it counts as alone when these two together stay below \(clientcpu_limits.alone * 100 | round) % of the machine)"
+        end
+    end;
 
 # sv_check_md: details.count_check -> one line, or nothing.
 def sv_check_md:
