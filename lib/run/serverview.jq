@@ -204,7 +204,7 @@ def sv_hosts_md:
       + (if ($h.hosts | length) > 1 then "; \($h.cpu_s | s2) s in all" else "" end) + ". "
       + if $h.alone == null then "Whether the server had the machine to itself is not known: this machine's CPU was not measured (\($cpu.why // "no data"))"
         elif $h.on_this_machine then
-          "The server did not have the machine to itself: the kit's processes on it used \($h.here_cpu_s | s2) s, as much as the client hosts' helpers, so those hosts ran on this machine (network namespaces or containers of it, as in the kit's own tests) and shared its \($cpu.nproc) cores with smbd"
+          "The server did not have the machine to itself: the kit's processes on it used \($h.here_cpu_s | s2) s, enough to hold the client hosts' \($h.cpu_s | s2) s, so those hosts ran on this machine (network namespaces or containers of it, as in the kit's own tests) and shared its \($cpu.nproc) cores with smbd"
         elif $h.alone then
           "The server had the machine to itself: the clients ran on the client hosts; on this machine the kit's processes (the remote shells) used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores"
         else
