@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # Client hosts (issue 23), tried with two network namespaces on 198.18.0.0/15
-# (tests/test_helper/netns.bash, remote shell `ip netns exec`): refusals before anything
-# changes (another fio version, a foreign rule on the test address), then start (smbd also on
+# (tests/test_helper/netns.bash, remote shell `ip netns exec`): start (smbd also on
 # the test address, hosts allow, the kit's prerouting rule, helpers, credentials and a fio server
 # bound to its own address on each host), the fio metrics' SKIP without cifs, the login, metadata, memory and concurrency metrics
-# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum), and
-# stop and cleanup leaving nothing on any host.
+# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum, each
+# host's client CPU and the report's line on the server's machine), and stop and cleanup leaving
+# nothing on any host. The refusals before anything changes: clienthosts-refuse.bats.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -56,87 +56,6 @@ setup() {
 # ch_kit_dirs: the kit's folders on the client hosts (the namespaces share this file system).
 ch_kit_dirs() {
   grep -lx "samba-perf-test kit $PK_ROOT/state" /tmp/samba-perf-test-client.*/.samba-perf-test-client 2>/dev/null || true
-}
-
-# ch_nothing_changed: no folder, table or client-host folder of the kit.
-ch_nothing_changed() {
-  local d
-  for d in conf state log share mnt; do
-    [[ ! -e $PK_ROOT/$d ]] || fail "'$PK_ROOT/$d' was created"
-  done
-  ! nft list table ip "$PK_TABLE" >/dev/null 2>&1 || fail "table '$PK_TABLE' was created"
-  [[ -z $(ch_kit_dirs) ]] || fail "client host folders: $(ch_kit_dirs)"
-}
-
-@test "a client host that does not answer the remote shell: refused in one line naming it, nothing changed" {
-  CLIENT_HOSTS="${NETNS_HOSTS%% *} ${NETNS_TAG}c9" run "$KIT_ROOT/start-samba.sh"
-  assert_failure 1
-  assert_output --partial "client host '${NETNS_TAG}c9' does not answer"
-  [[ $(grep -c . <<<"$output") -eq 1 ]] || fail "more than one line: $output"
-  ch_nothing_changed
-}
-
-@test "an address this host does not have: refused naming CLIENT_HOSTS_SERVER_ADDR, nothing changed" {
-  CLIENT_HOSTS_SERVER_ADDR=${NETNS_ADDR%.1}.77 run "$KIT_ROOT/start-samba.sh"
-  assert_failure 1
-  assert_output --partial "'CLIENT_HOSTS_SERVER_ADDR'"
-  assert_output --partial "no interface of this host has that address"
-  ch_nothing_changed
-}
-
-@test "a program serving port 445 of every address (a host Samba): refused, nothing changed" {
-  python3 -c 'import socket,time
-s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 445)); s.listen(); time.sleep(20)' 3>&- &
-  local pid=$!
-  for _ in {1..50}; do ss -Hltn 'sport = :445' | grep -q . && break; sleep 0.1; done
-  run "$KIT_ROOT/start-samba.sh"
-  kill "$pid"
-  wait "$pid" || true
-  assert_failure 1
-  assert_output --partial "'CLIENT_HOSTS_SERVER_ADDR'"
-  assert_output --partial "port 445 there is served by another program"
-  ch_nothing_changed
-}
-
-@test "another nftables table that already redirects the test address's port 445: refused naming it, nothing changed" {
-  local t=${NETNS_TAG}x
-  nft -f - <<NFT
-table ip $t {
-  chain prerouting {
-    type nat hook prerouting priority -100; policy accept;
-    ip daddr $NETNS_ADDR tcp dport 445 dnat to $NETNS_ADDR:4999
-  }
-}
-NFT
-  run "$KIT_ROOT/start-samba.sh"
-  nft delete table ip "$t"
-  assert_failure 1
-  assert_output "error: setting 'CLIENT_HOSTS_SERVER_ADDR' has bad value '$NETNS_ADDR': the nftables table 'ip $t' already redirects its port 445 (another kit's, or the host's): use another address of this host"
-  ch_nothing_changed
-}
-
-@test "a client host with another fio version, or none: refused in one line naming the host (and both versions), nothing changed" {
-  local h2=${NETNS_HOSTS##* } here
-  here=$(fio --version)
-  # a second fio version cannot be installed here: host 2's shell finds a stand-in fio first
-  mkdir -p "$BATS_TEST_TMPDIR/stub"
-  cat >"$BATS_TEST_TMPDIR/shell" <<SH
-#!/bin/sh
-if [ "\$1" = "$h2" ]; then PATH=$BATS_TEST_TMPDIR/stub:\$PATH; export PATH; fi
-exec ip netns exec "\$@"
-SH
-  printf '#!/bin/sh\necho fio-3.1-kit-test\n' >"$BATS_TEST_TMPDIR/stub/fio"
-  chmod +x "$BATS_TEST_TMPDIR/shell" "$BATS_TEST_TMPDIR/stub/fio"
-  CLIENT_SHELL=$BATS_TEST_TMPDIR/shell run "$KIT_ROOT/start-samba.sh"
-  assert_failure 1
-  assert_output "error: client host '$h2' has fio-3.1-kit-test, this host $here: fio's client/server protocol differs between versions; install $here there"
-  ch_nothing_changed
-  printf '#!/bin/sh\nexit 127\n' >"$BATS_TEST_TMPDIR/stub/fio"
-  CLIENT_SHELL=$BATS_TEST_TMPDIR/shell run "$KIT_ROOT/start-samba.sh"
-  assert_failure 1
-  assert_output "error: client host '$h2' has no fio (package fio): the fio metrics run there through fio's client/server mode"
-  ch_nothing_changed
 }
 
 @test "start: smbd on the test address for the client hosts only, the prerouting rule, helpers on each host" {
@@ -200,6 +119,37 @@ SH
     fail "the count check's client count $c is not the hosts' sum"
   [[ $ok == true ]] || fail "smbd counted $s logins, the clients $c"
   grep -q "Jain's index" "$run_dir/metrics/login.json" || fail "no fairness note"
+}
+
+# ch_last_run RAW: the newest run folder that has raw/RAW.
+ch_last_run() {
+  find "$PK_ROOT/results" -mindepth 3 -maxdepth 3 -path "*/raw/$1" | sort | tail -n 1 | sed 's|/raw/[^/]*$||'
+}
+
+@test "login's client CPU, measured on each host, and the report's line: these hosts are this machine" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  local run_dir h
+  run_dir=$(ch_last_run login.json)
+  [[ -n $run_dir ]] || fail "no login run (the login test runs it)"
+  # each host's helpers measured their own CPU: > 0, at most the run on workers + 1 cores
+  for h in $NETNS_HOSTS; do
+    jq -e --argjson n "$(nproc)" '.client_cpu_ms > 0 and .client_cpu_ms <= .duration_s * 1000 * (.workers + 1)
+      and .host_cores == $n' "$run_dir/raw/login.client-$h.json" >/dev/null ||
+      fail "host $h: $(jq -c '{duration_s, workers, client_cpu_ms, host_cores}' "$run_dir/raw/login.client-$h.json")"
+  done
+  run jq -r -s '(.[0].client_cpu_ms == (.[1:] | map(.client_cpu_ms) | add)) and ([.[0].client_hosts[] | .client_cpu_s > 0] | all)' \
+    "$run_dir/raw/login.json" "$run_dir"/raw/login.client-*.json
+  assert_output true
+  # every "host" here is a namespace of this machine: the kit's client cgroup here counted their
+  # helpers, and the report says so rather than that the server had the machine to itself
+  run jq -c '.details.cpu.client_hosts | [.measured, (.hosts | length), .on_this_machine, .alone]' "$run_dir/metrics/login.json"
+  assert_output '[true,2,true,false]'
+  run grep -F -- "- Client hosts' CPU, measured on each host (the helpers, apart from smbd's): " "$run_dir/report.md"
+  assert_success
+  assert_output --partial "so those hosts ran on this machine (network namespaces or containers of it"
+  echo "# ${output#- }" >&3
+  run grep -F -- "- CPU on this machine: the kit's processes here " "$run_dir/report.md"
+  assert_success
 }
 
 @test "metadata from both client hosts at once: per host, merged, smbd's Write count = the clients' sum" {
