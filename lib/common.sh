@@ -167,6 +167,13 @@ common_timeout() {
   timeout --foreground -k 2 "$secs" "$@"
 }
 
+# common_close_fds: close every descriptor above 2 of the calling shell; call it in a subshell,
+# '( common_close_fds; CMD )', so the kit's own (lock, log) stay open outside.
+common_close_fds() {
+  local fd
+  for fd in /proc/self/fd/*; do ((${fd##*/} > 2)) && eval "exec ${fd##*/}>&-"; done 2>/dev/null
+}
+
 # common_isolated CMD...: run CMD (a command or a function) with /dev/null as its stdin, stdout
 # and stderr and no other descriptor of the kit's open. For tools that SELinux runs in their own
 # domain (semanage_t, setfiles_t, kmod_t): such a domain may neither append to the kit's lock
@@ -174,11 +181,7 @@ common_timeout() {
 # tests/guest/selinux.bats; the kernel closes those descriptors anyway).
 common_isolated() {
   (
-    local fd
-    for fd in /proc/self/fd/*; do
-      fd=${fd##*/}
-      ((fd > 2)) && eval "exec $fd>&-"
-    done 2>/dev/null
+    common_close_fds
     "$@" </dev/null >/dev/null 2>&1
   )
 }

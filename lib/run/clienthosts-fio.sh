@@ -91,11 +91,7 @@ clienthosts_fio_start() {
 # would hold the kit's lock (the next stop waits for it) and whatever output a caller waits on.
 clienthosts_fio_alone() {
   (
-    local fd
-    for fd in /proc/self/fd/*; do
-      fd=${fd##*/}
-      ((fd > 2)) && eval "exec $fd>&-"
-    done 2>/dev/null
+    common_close_fds
     clienthosts_sh "$@"
   )
 }
