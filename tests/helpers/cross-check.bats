@@ -104,11 +104,6 @@ profile_delta() {
   awk -v k="$3_count" 'FNR == NR { if ($1 == k) b = $2; next } $1 == k { print $2 - b }' "$1" "$2"
 }
 
-# req FILE CMD: requests of SMB2 command number CMD in a wire_requests listing (0 if none)
-req() {
-  awk -v c="$2" '$1 == c { n = $2 } END { print n + 0 }' "$1"
-}
-
 # on_wire NAME CMD...: run CMD (a helper) into $output while tshark captures the test port;
 # leaves the requests by command in $BATS_TEST_TMPDIR/NAME.req
 on_wire() {
@@ -144,7 +139,7 @@ with_profile() {
   assert_success
   jq_e '.ok == true and .errors == 0 and .connected == 2' <<<"$output" || fail "$output"
   ops=$(jq '.ops + .late_ops' <<<"$output")
-  reads=$(req "$BATS_TEST_TMPDIR/readers.req" 8)
+  reads=$(wire_req "$BATS_TEST_TMPDIR/readers.req" 8)
   echo "# smb-readers -c 2 -d 1: ops $ops, READ requests on the wire $reads, difference $((reads - ops))" >&3
   assert_equal "$reads" "$ops"
 }
@@ -159,8 +154,8 @@ with_profile() {
   jq_e '.ok == true and .create.errors == 0 and .delete.errors == 0
     and .delete.ops == .create.ops + .late_ops and .left_behind == 0' <<<"$output" || fail "$output"
   files=$(jq '.create.ops + .late_ops' <<<"$output")
-  writes=$(req "$BATS_TEST_TMPDIR/files.req" 9)
-  creates=$(req "$BATS_TEST_TMPDIR/files.req" 5)
+  writes=$(wire_req "$BATS_TEST_TMPDIR/files.req" 9)
+  creates=$(wire_req "$BATS_TEST_TMPDIR/files.req" 5)
   want=$((2 * files + 3 * 2))
   echo "# smb-files -w 2 -d 1: files $files, WRITE requests $writes; CREATE requests $creates, expected 2*$files+3*2 = $want" >&3
   assert_equal "$writes" "$files"
@@ -215,8 +210,8 @@ with_profile() {
   assert_success
   jq_e '.ok == true and .errors == 0 and .listing.ops == 3 and .entries == 3000' <<<"$output" || fail "$output"
   opens=$(jq .opens <<<"$output")
-  creates=$(req "$BATS_TEST_TMPDIR/big.req" 5)
-  finds=$(req "$BATS_TEST_TMPDIR/big.req" 14)
+  creates=$(wire_req "$BATS_TEST_TMPDIR/big.req" 5)
+  finds=$(wire_req "$BATS_TEST_TMPDIR/big.req" 14)
   pc=$(profile_delta "$BATS_TEST_TMPDIR"/big.{before,after} smb2_create)
   pf=$(profile_delta "$BATS_TEST_TMPDIR"/big.{before,after} smb2_find)
   echo "# smb-bigdir -l 3 -n 10 on 3000 files: opens $opens, CREATE on the wire $creates, smbd smb2_create $pc; QUERY_DIRECTORY on the wire $finds, smbd smb2_find $pf" >&3

@@ -3,9 +3,10 @@
 # (tests/test_helper/netns.bash, remote shell `ip netns exec`): start (smbd also on
 # the test address, hosts allow, the kit's prerouting rule, helpers, credentials and a fio server
 # bound to its own address on each host), the fio metrics' SKIP without cifs, the login, metadata, memory and concurrency metrics
-# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum, each
-# host's client CPU and the report's line on the server's machine), and stop and cleanup leaving
-# nothing on any host. The refusals before anything changes: clienthosts-refuse.bats.
+# from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum; for login
+# and concurrency also = the requests tshark saw on the test address; each host's client CPU and
+# the report's line on the server's machine), and stop and cleanup leaving nothing on any host.
+# The refusals before anything changes: clienthosts-refuse.bats.
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
@@ -93,9 +94,29 @@ ch_kit_dirs() {
   assert_success
 }
 
-@test "login from both client hosts at once: per host, merged, fairness, smbd's count = the clients' sum" {
+# ch_wire_run NAME METRIC: run `test-samba.sh METRIC` into $output while tshark captures the
+# client hosts' SMB traffic (tests/helpers/wire.bash), and leave its SMB2 requests by command in
+# $BATS_TEST_TMPDIR/NAME.req. The capture is on the bridge that holds the test address
+# (netns.bash), the server side of every client host's veth link: each packet once (on 'any'
+# twice, on its veth end and on the bridge), and none of the kit's own loopback traffic. A reply
+# leaves with source port 445 (conntrack has undone the redirect); a request is seen on port
+# 445 where the bridge hands it up untouched, but on the test port where br_netfilter is on
+# (bridge-nf-call-iptables = 1, as on this machine), which runs prerouting's redirect as the
+# packet enters the bridge, before the bridge's packet tap: so both ports are captured and read
+# as SMB. The probes go to the first client host's address, out through the bridge.
+ch_wire_run() {
+  local name=$1 metric=$2 pcap=$BATS_TEST_TMPDIR/$1.pcapng
+  load ../helpers/wire
+  kit_require_cmd tshark
+  wire_start "$pcap" "445 $PK_PORT" "${NETNS_TAG}b" "${NETNS_ADDR%.1}.2" || fail "cannot capture on ${NETNS_TAG}b"
+  run "$KIT_ROOT/test-samba.sh" "$metric"
+  wire_stop || fail "the capture is incomplete"
+  wire_requests "$pcap" "445 $PK_PORT" >"$BATS_TEST_TMPDIR/$name.req"
+}
+
+@test "login from both client hosts at once: per host, merged, fairness, the clients' sum = smbd's count = the NEGOTIATEs on the wire" {
   [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
-  run "$KIT_ROOT/test-samba.sh" login
+  ch_wire_run login login
   local run_dir h
   run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
   for h in $NETNS_HOSTS; do
@@ -118,6 +139,13 @@ ch_kit_dirs() {
   [[ $c == "$(jq -s 'map(.ops + .late_ops + .errors) | add' "$run_dir"/raw/login.client-*.json)" ]] ||
     fail "the count check's client count $c is not the hosts' sum"
   [[ $ok == true ]] || fail "smbd counted $s logins, the clients $c"
+  # the third instrument, exact: each login (a failed one too) is one connection with one
+  # NEGOTIATE (and two SESSION_SETUPs when it succeeds: tests/helpers/cross-check.bats)
+  local w ss
+  w=$(wire_req "$BATS_TEST_TMPDIR/login.req" 0)
+  ss=$(wire_req "$BATS_TEST_TMPDIR/login.req" 1)
+  echo "# login from 2 client hosts: the clients' sum $c logins, smbd $s connects, the wire $w NEGOTIATE ($ss SESSION_SETUP) requests" >&3
+  [[ $c == "$s" && $s == "$w" ]] || fail "logins: the clients $c, smbd $s, the wire $w NEGOTIATE requests"
   grep -q "Jain's index" "$run_dir/metrics/login.json" || fail "no fairness note"
 }
 
@@ -199,9 +227,9 @@ ch_last_run() {
   [[ ! -e $PK_ROOT/share/memory-test ]] || fail "the memory-test folder was left: $(find "$PK_ROOT/share/memory-test" | head)"
 }
 
-@test "concurrency from both client hosts: each step's clients split over them, smbd's Read count = the clients' sum" {
+@test "concurrency from both client hosts: each step's clients split over them, the clients' sum = smbd's Read count = the READs on the wire" {
   [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
-  run "$KIT_ROOT/test-samba.sh" concurrency
+  ch_wire_run concurrency concurrency
   local run_dir h1=${NETNS_HOSTS%% *} h2=${NETNS_HOSTS##* }
   run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
   # CONCURRENCY_LEVELS="1 4": the step of 1 on the first host alone, the step of 4 two on each
@@ -218,6 +246,14 @@ ch_last_run() {
   assert_output "1 4"$'\t'"$h1 2, $h2 2"$'\t'true
   jq -r '"# concurrency: " + ([.details.steps[] | "\(.clients) clients \(.iops | round) IOPS p99 \(.p99_ms) ms"] | join(", "))
     + "; count check \(.details.count_check.client) = \(.details.count_check.server)"' "$run_dir/metrics/concurrency.json" >&3
+  # the three instruments over every step, exact (the kit's count check is of the step of 4
+  # alone): each read, failed and late ones too, is one READ request and one smbd Read call
+  local c s w
+  c=$(jq -s 'map(.ops + .late_ops + .errors) | add' "$run_dir"/raw/concurrency.[0-9]*.client-*.json)
+  s=$(jq -s '[.[].probes.profile.commands[] | select(.command == "read") | .calls] | add' "$run_dir"/raw/concurrency.[0-9]*.evidence.json)
+  w=$(wire_req "$BATS_TEST_TMPDIR/concurrency.req" 8)
+  echo "# concurrency, steps 1 and 4 from 2 client hosts: the clients' sum $c reads, smbd $s Read calls, the wire $w READ requests" >&3
+  [[ $c == "$s" && $s == "$w" ]] || fail "reads: the clients $c, smbd $s, the wire $w READ requests"
 }
 
 @test "the fio metrics from client hosts without the kernel cifs client: SKIP naming the host, never a number" {
