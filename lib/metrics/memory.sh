@@ -28,8 +28,8 @@ memory_hold_cmd() {
   clienthosts_on || return 0
   child_share_dir memory-test >/dev/null
   for pair in $KIT_CLIENT_DIRS; do child_share_dir "memory-test/$(clienthosts_tag "${pair%%=*}")" >/dev/null; done
-  printf '%s\n' "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --hold --split "$MEMORY_CONNECTIONS" "$RUN_DIR/raw/memory.hold" \
-    "$CLIENT_SHELL" "$KIT_CLIENT_DIRS" smb-hold -n @SPLIT@ "$(clienthosts_unc)/memory-test/@HOST@"
+  printf '%s\n' "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --hold --split "$MEMORY_CONNECTIONS" --machine "${KIT_CLIENT_MACHINE:-}" \
+    "$RUN_DIR/raw/memory.hold" "$CLIENT_SHELL" "$KIT_CLIENT_DIRS" smb-hold -n @SPLIT@ "$(clienthosts_unc)/memory-test/@HOST@"
 }
 
 # memory_measure: PSS before, the connections held, PSS during (raw/memory.*.json); 2 (SKIP)

@@ -39,7 +39,8 @@ def key_label:
     "samba": "Samba", "samba_pct": "Samba reaches (% of local)", "direct_io": "direct I/O",
     "file_system": "file system", "unit": "unit",
     "client_cpu_s": "client CPU on the host (s)", "host_cores": "host cores",
-    "client_cores": "client cores used", "client_share": "share of the host's cores"
+    "client_cores": "client cores used", "client_share": "share of the host's cores",
+    "this_machine": "this machine (same boot id)"
   }[.] // .;
 
 # Any value for humans; $l: the metric's own labels (details.labels), before key_label's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: lib/run/clienthosts-fanout.sh [--hold] [--split N] OUT_PREFIX SHELL DIRS HELPER ARG...
+# Usage: lib/run/clienthosts-fanout.sh [--hold] [--split N] [--machine WORDS] OUT_PREFIX SHELL DIRS HELPER ARG...
 # Runs HELPER (one of the kit's load helpers, deployed by lib/run/clienthosts.sh) on every client
 # host at once: `SHELL HOST DIR/HELPER -A DIR/credentials ARG...` for each 'HOST=DIR' word of
 # DIRS; each host's line goes to OUT_PREFIX.client-TAG.json (TAG: clienthosts_tag HOST; its
@@ -8,17 +8,21 @@
 # tag (a folder of its own on the share) and, with --split N, '@SPLIT@' the host's share of N
 # (N / hosts, the first N % hosts one more; a host whose share is 0 does not run). The '-' in
 # the file name keeps the per-host lines out of the count check (NAME.json, NAME.N.json only).
+# --machine: which hosts are this machine, 'HOST=this|other|unknown ...' (the state's
+# KIT_CLIENT_MACHINE, lib/run/clienthosts.sh); each host's figures in the merged line then say
+# it (this_machine), and a host it does not name is unknown.
 # --hold (smb-hold): each host's stdin is a pipe kept open; the merged line is printed once
 # every host printed its line (or ended), then the hosts hold until this script's stdin ends,
 # and that end is passed on to every host (smb-hold lets go).
 # Exit status: 0 every host's helper exited 0, 1 otherwise. TERM/INT/HUP end every host's run.
 set -uo pipefail
 
-hold=0 split=''
+hold=0 split='' machine=''
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --hold) hold=1 && shift ;;
     --split) split=$2 && shift 2 ;;
+    --machine) machine=$2 && shift 2 ;;
     *) echo "clienthosts-fanout: unknown option '$1'" >&2 && exit 2 ;;
   esac
 done
@@ -73,7 +77,10 @@ check_line() {
       '{helper: $h, ok: false, error: "\($h) gave no result on \($host)"}' >"$f"
   fi
 }
-merge() { jq -cs -L "$here" 'include "run/clienthosts"; ch_merge($ARGS.positional)' "${files[@]}" --args "${hosts[@]}"; }
+merge() {
+  jq -cs -L "$here" --arg m "$machine" 'include "run/clienthosts"; ch_merge($ARGS.positional; $m | ch_machine)' \
+    "${files[@]}" --args "${hosts[@]}"
+}
 
 rc=0
 if ((hold)); then

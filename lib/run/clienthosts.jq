@@ -71,7 +71,8 @@ def ch_phase($lines; $key; $lat):
 # ch_cpu: one host's line -> its client CPU, measured on that host (the helper's process tree,
 # docs/CONTRACTS.md section 3): {client_cpu_s, duration_s, host_cores, client_cores (CPU seconds
 # per second of the helper's run), client_share (of that host's cores)}; {} from a helper that
-# does not measure it (smb-hold). Every "host" of the kit's namespace tests is this machine.
+# does not measure it (smb-hold). Every "host" of the kit's namespace tests is this machine
+# (this_machine, ch_machine).
 def ch_cpu:
   if (.client_cpu_ms | type) != "number" then {} else
     (.client_cpu_ms / 1000) as $s | .duration_s as $d | .host_cores as $n
@@ -81,9 +82,16 @@ def ch_cpu:
        client_share: (if $c == null or ($n | type) != "number" or $n <= 0 then null else $c / $n * 10000 | round / 10000 end)}
   end;
 
-# ch_merge($hosts): the slurped lines (one a host, in $hosts' order) -> the merged line. Keys no
+# ch_machine: 'HOST=this|other|unknown ...' (the state's KIT_CLIENT_MACHINE) -> {HOST: true
+# (the same boot id as this machine) | false}; a host whose boot id was not read is left out.
+def ch_machine:
+  [splits(" +") | select(test("^[^=]+=(this|other)$")) | capture("^(?<key>[^=]+)=(?<v>.*)$") | {key, value: (.v == "this")}]
+  | from_entries;
+
+# ch_merge($hosts; $machine): the slurped lines (one a host, in $hosts' order) -> the merged
+# line; $machine (ch_machine) gives each host's this_machine (absent when not known). Keys no
 # host's line has stay out (smb-hold has no rate, smb-files no clients).
-def ch_merge($hosts):
+def ch_merge($hosts; $machine):
   . as $lines
   | def sum($k): [$lines[] | .[$k] | select(type == "number")] | if length == 0 then null else add end;
     def most($k): [$lines[] | .[$k] | select(type == "number")] | max;
@@ -118,12 +126,13 @@ def ch_merge($hosts):
      parent_cpu_ms: sum("parent_cpu_ms"), server_cpu: null,
      client_cpu_ms: sum("client_cpu_ms"), client_user_ms: sum("client_user_ms"), client_system_ms: sum("client_system_ms"),
      client_hosts: [range(0; $lines | length) as $i | $lines[$i] | {host: $hosts[$i], ok: (.ok == true),
-       workers, clients, connected, asked, held, ops, late_ops, errors, rate_per_s,
+       this_machine: $machine[$hosts[$i]], workers, clients, connected, asked, held, ops, late_ops, errors, rate_per_s,
        delete_rate_per_s: .delete.rate_per_s?, left_behind, lat_ms, window_s}
        + ch_cpu + (if .ok != true then {error: (.error // .first_error)} else {} end) | with_entries(select(.value != null))],
      fairness: (if hold then [$lines[] | .held] | ch_fairness("held") else [$lines[] | .rate_per_s] | ch_fairness("rate_per_s") end)}
   | if .ok then . else .error = (firsterr // "a client host's helper failed") end
   | with_entries(select(.value != null or .key == "server_cpu" or .key == "first_error"));
+def ch_merge($hosts): ch_merge($hosts; {});
 
 # ch_note($line; $unit): with client hosts, the verdict's note of each host's figure and the
 # fairness line; [] without. $unit names the rate (smb-hold: connections held).

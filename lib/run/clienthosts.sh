@@ -61,12 +61,12 @@ clienthosts_ready() {
 
 # clienthosts_measure [--split N] NAME LIMIT_S HELPER ARG...: measurement NAME (lib/run/measure.sh)
 # of HELPER on every client host at once (lib/run/clienthosts-fanout.sh; an argument's '@HOST@'
-# becomes the host's tag, with --split N '@SPLIT@' the host's share of N); 1 (run_why) when
-# start-samba.sh put no helpers there.
+# becomes the host's tag, with --split N '@SPLIT@' the host's share of N; which hosts are this
+# machine from KIT_CLIENT_MACHINE); 1 (run_why) when start-samba.sh put no helpers there.
 clienthosts_measure() {
-  local -a opt=()
+  local -a opt=(--machine "${KIT_CLIENT_MACHINE:-}")
   if [[ $1 == --split ]]; then
-    opt=(--split "$2")
+    opt+=(--split "$2")
     shift 2
   fi
   local name=$1 limit=$2
@@ -102,8 +102,9 @@ clienthosts_check_local() {
 }
 
 # clienthosts_probe HOST: print HOST's 'arch=', 'lib=yes|no' (libsmbclient), 'src=' (its
-# address toward CLIENT_HOSTS_SERVER_ADDR), 'fio=' (its 'fio --version', empty without fio) and
-# 'cifs=yes|no' (the kernel cifs client, loaded or as a module) lines; 1 when it does not answer.
+# address toward CLIENT_HOSTS_SERVER_ADDR), 'fio=' (its 'fio --version', empty without fio),
+# 'cifs=yes|no' (the kernel cifs client, loaded or as a module) and 'boot=' (its kernel's boot
+# id, empty when unreadable) lines; 1 when it does not answer.
 clienthosts_probe() {
   clienthosts_sh "$CLIENTHOSTS_TIMEOUT" "$1" sh -s -- "$CLIENT_HOSTS_SERVER_ADDR" <<'SH'
 echo "arch=$(uname -m)"
@@ -115,16 +116,45 @@ fi
 echo "src=$(ip -4 route get "$1" 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p' | head -n 1)"
 echo "fio=$(fio --version 2>/dev/null | head -n 1)"
 if grep -qw cifs /proc/filesystems 2>/dev/null || modprobe -nq cifs 2>/dev/null; then echo cifs=yes; else echo cifs=no; fi
+echo "boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"
 SH
+}
+
+# clienthosts_machine BOOT_ID: whether a client host whose kernel has BOOT_ID (its
+# /proc/sys/kernel/random/boot_id) is this machine: 'this' (the same kernel: a network
+# namespace or container of it, as in the kit's tests), 'other', or 'unknown' (either id could
+# not be read or is no id).
+clienthosts_machine() {
+  local id='^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' here
+  here=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || here=''
+  if [[ ! $1 =~ $id || ! $here =~ $id ]]; then
+    echo unknown
+  elif [[ $1 == "$here" ]]; then
+    echo this
+  else
+    echo other
+  fi
+}
+
+# clienthosts_machine_words HOST: KIT_CLIENT_MACHINE's word for HOST, in words for the log.
+clienthosts_machine_words() {
+  local pair m=unknown
+  for pair in ${KIT_CLIENT_MACHINE:-}; do [[ ${pair%%=*} != "$1" ]] || m=${pair#*=}; done
+  case $m in
+    this) echo "it is this machine (the same boot id)" ;;
+    other) echo "it is another machine (another boot id)" ;;
+    *) echo "whether it is this machine is not known (its boot id could not be read)" ;;
+  esac
 }
 
 # clienthosts_preflight: every check before anything changes; sets CLIENTHOSTS_ALLOW (the
 # client hosts' addresses toward the server, for 'hosts allow'), CLIENTHOSTS_FIO ('HOST=fio
-# version ...', lib/run/clienthosts-fio.sh) and CLIENTHOSTS_CIFS ('HOST=ADDR,yes|no ...': its
-# address and kernel cifs client). Dies naming the host.
+# version ...', lib/run/clienthosts-fio.sh), CLIENTHOSTS_CIFS ('HOST=ADDR,yes|no ...': its
+# address and kernel cifs client) and CLIENTHOSTS_MACHINE ('HOST=this|other|unknown ...',
+# clienthosts_machine). Dies naming the host.
 clienthosts_preflight() {
   local host out arch lib src here fio
-  CLIENTHOSTS_ALLOW='' CLIENTHOSTS_FIO='' CLIENTHOSTS_CIFS=''
+  CLIENTHOSTS_ALLOW='' CLIENTHOSTS_FIO='' CLIENTHOSTS_CIFS='' CLIENTHOSTS_MACHINE=''
   clienthosts_on || return 0
   clienthosts_check_local
   here=$(uname -m)
@@ -141,8 +171,9 @@ clienthosts_preflight() {
     clienthosts_fio_check "$host" "$fio"
     CLIENTHOSTS_ALLOW+=" $src" CLIENTHOSTS_FIO+=" $host=${fio// /_}"
     CLIENTHOSTS_CIFS+=" $host=$src,$(sed -n 's/^cifs=//p' <<<"$out")"
+    CLIENTHOSTS_MACHINE+=" $host=$(clienthosts_machine "$(sed -n 's/^boot=//p' <<<"$out")")"
   done
-  CLIENTHOSTS_ALLOW=${CLIENTHOSTS_ALLOW# }
+  CLIENTHOSTS_ALLOW=${CLIENTHOSTS_ALLOW# } CLIENTHOSTS_MACHINE=${CLIENTHOSTS_MACHINE# }
 }
 
 # clienthosts_smbconf_interface / clienthosts_smbconf_allow: what smb.conf gets (nothing without
@@ -160,10 +191,14 @@ clienthosts_smbconf_allow() {
 
 # clienthosts_deploy: on every client host, a marked temp folder with the helpers and the
 # credentials (0600); each host must then log in through CLIENT_HOSTS_SERVER_ADDR:445.
-# State KIT_CLIENT_DIRS: 'HOST=DIR ...' (written before anything is copied).
+# State KIT_CLIENT_DIRS: 'HOST=DIR ...' (written before anything is copied); KIT_CLIENT_MACHINE:
+# clienthosts_preflight's CLIENTHOSTS_MACHINE, which client hosts are this machine (the runs
+# pass it to lib/run/clienthosts-fanout.sh, and the report says it).
 clienthosts_deploy() {
   local host dir stage h dirs=''
   clienthosts_on || return 0
+  KIT_CLIENT_MACHINE=${CLIENTHOSTS_MACHINE:-}
+  state_set KIT_CLIENT_MACHINE "$KIT_CLIENT_MACHINE"
   stage=$(mktemp -d)
   common_tmp_track "$stage"
   for h in $CLIENTHOSTS_HELPERS; do cp "$KIT_ROOT/helpers/$h" "$stage/"; done
@@ -183,7 +218,7 @@ clienthosts_deploy() {
     clienthosts_sh 30 "$host" "$dir/smb-wait-login" -A "$dir/credentials" -t 10 \
       "//$CLIENT_HOSTS_SERVER_ADDR/$SHARE_NAME" >/dev/null 2>&1 ||
       die "client host '$host': no login on //$CLIENT_HOSTS_SERVER_ADDR/$SHARE_NAME (port 445) from there"
-    log "client host '$host': helpers in '$dir', login works"
+    log "client host '$host': helpers in '$dir', login works; $(clienthosts_machine_words "$host")"
   done
   rm -rf "$stage"
   KIT_CLIENT_DIRS=${dirs# }
@@ -228,7 +263,8 @@ clienthosts_remove() {
   done
   if [[ -n ${KIT_CLIENT_DIRS:-} ]]; then state_set KIT_CLIENT_DIRS ''; fi
   if [[ -n ${KIT_CLIENT_FIO:-} ]]; then state_set KIT_CLIENT_FIO ''; fi
-  KIT_CLIENT_DIRS='' KIT_CLIENT_FIO=''
+  if [[ -n ${KIT_CLIENT_MACHINE:-} ]]; then state_set KIT_CLIENT_MACHINE ''; fi
+  KIT_CLIENT_DIRS='' KIT_CLIENT_FIO='' KIT_CLIENT_MACHINE=''
 }
 
 # shellcheck source=lib/run/clienthosts-fio.sh

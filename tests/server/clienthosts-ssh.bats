@@ -125,6 +125,9 @@ ssh_host_stop() {
   SSH_KIT=1
   private_kit_start || fail "start failed: $(tail -n 5 "$PK_ROOT/start.log")"
   grep -q "client host '$dest': helpers in" "$PK_ROOT/start.log" || fail "no helpers on $dest: $(cat "$PK_ROOT/start.log")"
+  # its boot id, read through ssh: the sshd's namespace shares this machine's kernel
+  grep -q "client host '$dest': .*; it is this machine (the same boot id)$" "$PK_ROOT/start.log" ||
+    fail "the boot id through ssh: $(grep "client host '$dest'" "$PK_ROOT/start.log")"
   run "$KIT_ROOT/test-samba.sh" login
   run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
   jq -e '.ok == true and .ops > 0' "$run_dir/raw/login.client-root_$addr.json" >/dev/null ||

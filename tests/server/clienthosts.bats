@@ -74,8 +74,11 @@ ch_kit_dirs() {
     [[ $(stat -c %a "${h%/*}/credentials") == 600 ]] || fail "credentials mode: $(stat -c %a "${h%/*}/credentials")"
     [[ $(stat -c %a "${h%/*}") == 700 ]] || fail "folder mode: $(stat -c %a "${h%/*}")"
   done
-  run grep -c "client host '.*': helpers in" "$PK_ROOT/start.log"
+  run grep -c "client host '.*': helpers in .*; it is this machine (the same boot id)$" "$PK_ROOT/start.log"
   assert_output 2
+  # the namespaces share this machine's kernel: start read each host's boot id and recorded it
+  run grep -x "KIT_CLIENT_MACHINE=\"${NETNS_HOSTS// /=this }=this\"" "$PK_ROOT/state/kit.env"
+  assert_success
   # fio's server on each host, bound to that host's own address only (it has no authentication)
   local i=1
   for h in $NETNS_HOSTS; do

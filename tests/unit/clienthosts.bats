@@ -148,3 +148,36 @@ SH
   assert_output "-A $BATS_TEST_TMPDIR/ws1/credentials -w 1 //x/y"
   [[ ! -e $BATS_TEST_TMPDIR/ws2/args.txt && ! -e $BATS_TEST_TMPDIR/c.client-ws2.json ]] || fail "ws2 ran"
 }
+
+@test "--machine: each host's this_machine is the boot-id fact of the state (KIT_CLIENT_MACHINE); not known: left out" {
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" --machine 'ws1=this ws2=other ws3=unknown' "$BATS_TEST_TMPDIR/login" \
+    "$BATS_TEST_TMPDIR/rsh" "$(host_dir ws1 "$LINE_A") $(host_dir ws2 "$LINE_B") $(host_dir ws3 "$LINE_A") $(host_dir ws4 "$LINE_A")" \
+    smb-login-storm //x/y
+  assert_success
+  run jq -c '[.client_hosts[] | [.host, .this_machine]]' <<<"$output"
+  assert_output '[["ws1",true],["ws2",false],["ws3",null],["ws4",null]]'
+  # without --machine (a kit started before the state had it) no host says it
+  run "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "$BATS_TEST_TMPDIR/l2" "$BATS_TEST_TMPDIR/rsh" "$(host_dir ws5 "$LINE_A")" smb-login-storm //x/y
+  run jq -c '.client_hosts[0] | has("this_machine")' <<<"$output"
+  assert_output false
+}
+
+@test "clienthosts_machine: a host is this machine when its kernel's boot id is this one's; unreadable or no id: unknown" {
+  # shellcheck source=lib/run/clienthosts.sh
+  source "$KIT_ROOT/lib/run/clienthosts.sh"
+  local here
+  here=$(cat /proc/sys/kernel/random/boot_id)
+  run clienthosts_machine "$here"
+  assert_output this
+  run clienthosts_machine 00000000-1111-2222-3333-444444444444
+  assert_output other
+  run clienthosts_machine ''
+  assert_output unknown
+  run clienthosts_machine "x$here"
+  assert_output unknown
+  KIT_CLIENT_MACHINE='ws1=this u@ws2=other'
+  run clienthosts_machine_words u@ws2
+  assert_output "it is another machine (another boot id)"
+  run clienthosts_machine_words ws3
+  assert_output "whether it is this machine is not known (its boot id could not be read)"
+}
