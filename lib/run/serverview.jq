@@ -77,14 +77,17 @@ def sv_hosts_of($raw): [.[] | .name | select(($raw["\(.).json"].client_hosts | t
 
 # sv_client_hosts($raw; $cpu): the evidence list -> details.cpu.client_hosts, null when no
 # measurement ran on client hosts: each host's own CPU, measured there by its helpers (ch_cpu),
-# added up over the measurements: hosts[]{host, cpu_s, cores (per second of its helpers' runs),
-# host_cores, share (of them)}, cpu_s (all hosts), measured (every host line had it: smb-hold
-# has none); and, from $cpu (this machine's split, sv_cpu), whether the server had the machine to
-# itself: here_cpu_s (the kit's processes on this machine: the fan-out and remote shells, and the
-# helpers of a client host that is this machine), on_this_machine (here_cpu_s is at least 90 % of
-# the hosts' own: their helpers ran here, as the network namespaces of the kit's tests do),
-# alone (not on this machine, and the kit's processes and other processes here together used
-# less than clientcpu_limits.alone of it); null where this machine's CPU was not measured.
+# added up over the measurements: hosts[]{host, this_machine, cpu_s, cores (per second of its
+# helpers' runs), host_cores, share (of them)}, cpu_s (all hosts), measured (every host line had
+# it: smb-hold has none); whether the hosts are this machine, a fact start-samba.sh read (each
+# host's kernel boot id against this one's, lib/run/clienthosts.sh clienthosts_machine):
+# this_machine per host (null: its boot id was not read), on_this_machine (true when one is,
+# false when none is, else null); and whether the server had the machine to itself: alone (no
+# host is this machine, and the kit's processes and other processes here together used less
+# than clientcpu_limits.alone of it; null when either is not known). here_cpu_s (the kit's
+# processes on this machine: the fan-out and remote shells, and the helpers of a client host
+# that is this machine) is quoted beside the hosts' own, never the decision; null where this
+# machine's CPU was not measured.
 def sv_client_hosts($raw; $cpu):
   [.[] | $raw["\(.name).json"] | select(type == "object" and (.client_hosts | type) == "array") | .client_hosts[]] as $e
   | if ($e | length) == 0 then null else
@@ -92,16 +95,17 @@ def sv_client_hosts($raw; $cpu):
       | [$e | group_by(.host)[] | . as $h
           | ($h | map(.client_cpu_s // 0) | add) as $s | ($h | map(.duration_s // 0) | add) as $d
           | ($h | map(.host_cores | select(type == "number")) | first // null) as $n
-          | {host: $h[0].host, cpu_s: $s, cores: (if $d > 0 then $s / $d else null end), host_cores: $n}
+          | ($h | map(.this_machine) | if all(.[]; type == "boolean") then any(.[]; .) else null end) as $m
+          | {host: $h[0].host, this_machine: $m, cpu_s: $s, cores: (if $d > 0 then $s / $d else null end), host_cores: $n}
           | .share = (if .cores != null and $n != null then .cores / $n else null end)] as $hosts
       | ($hosts | map(.cpu_s) | add) as $all
-      | {measured: $measured, hosts: (if $measured then $hosts else [$hosts[] | {host}] end),
-         cpu_s: (if $measured then $all else null end)}
-      + if $cpu.available != true or ($measured | not) then {here_cpu_s: null, on_this_machine: null, alone: null}
-        else ($all > 0 and $cpu.client.cpu_s >= 0.9 * $all) as $here
-          | {here_cpu_s: $cpu.client.cpu_s, on_this_machine: $here,
-             alone: (($here | not) and $cpu.client.share + $cpu.others.share < clientcpu_limits.alone)}
-        end
+      | ($hosts | map(.this_machine) | if any(.[]; . == true) then true elif all(.[]; . == false) then false else null end) as $here
+      | ($cpu.available == true) as $known
+      | {measured: $measured, hosts: (if $measured then $hosts else [$hosts[] | {host, this_machine}] end),
+         cpu_s: (if $measured then $all else null end),
+         here_cpu_s: (if $known then $cpu.client.cpu_s else null end), on_this_machine: $here,
+         alone: (if $here == true then false elif $here == null or ($known | not) then null
+                 else $cpu.client.share + $cpu.others.share < clientcpu_limits.alone end)}
     end;
 
 # cifs_counts($ev): what the kernel client counted on the kit's share during a measurement
@@ -190,26 +194,41 @@ def sv_cpu_md:
   end;
 
 # sv_hosts_md: details.cpu with client_hosts -> the report's line of the client hosts' CPU, apart
-# from the server's, and whether the server had the machine to itself; nothing without client hosts.
+# from the server's, and whether the server had the machine to itself: that the hosts are this
+# machine or others is start-samba.sh's fact (their kernel's boot id), said unknown where it
+# was not read; this machine's CPU is quoted, not the decision. Nothing without client hosts.
 def sv_hosts_md:
   def c: num;
   def s2: . * 100 | round / 100;
+  def names: map(.host) | if length > 1 then "client hosts \(.[:-1] | join(", ")) and \(.[-1])" else "client host \(.[0])" end;
+  def are: if length > 1 then "are" else "is" end;
   select(.client_hosts != null) | . as $cpu | .client_hosts as $h
-  | if $h.measured | not then
-      "Client hosts (\($h.hosts | map(.host) | join(", "))): their CPU was not measured (their helper does not measure it)"
+  | (if $cpu.nproc then "its \($cpu.nproc) cores" else "its cores" end) as $cores
+  | (if $h.measured | not then
+      "Client hosts (\($h.hosts | map(.host) | join(", "))): their CPU was not measured (their helper does not measure it). "
     else
       "Client hosts' CPU, measured on each host (the helpers, apart from smbd's): "
       + ([$h.hosts[] | "\(.host) \(.cpu_s | s2) s" + (if .cores == null then ""
            elif .host_cores == null then " (\(.cores | c) cores)" else " (\(.cores | c) of \(.host_cores) cores)" end)] | join(", "))
       + (if ($h.hosts | length) > 1 then "; \($h.cpu_s | s2) s in all" else "" end) + ". "
-      + if $h.alone == null then "Whether the server had the machine to itself is not known: this machine's CPU was not measured (\($cpu.why // "no data"))"
-        elif $h.on_this_machine then
-          "The server did not have the machine to itself: the kit's processes on it used \($h.here_cpu_s | s2) s, enough to hold the client hosts' \($h.cpu_s | s2) s, so those hosts ran on this machine (network namespaces or containers of it, as in the kit's own tests) and shared its \($cpu.nproc) cores with smbd"
-        elif $h.alone then
-          "The server had the machine to itself: the clients ran on the client hosts; on this machine the kit's processes (the remote shells) used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores"
-        else
-          "The server did not have the machine to itself: the clients ran on the client hosts, but on this machine the kit's processes used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores (it counts as alone when these two together stay below \(clientcpu_limits.alone * 100 | round) % of the machine)"
-        end
+    end)
+  + (if $h.here_cpu_s == null then ""
+     else "On this machine the kit's processes used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores (the kit's processes \($h.here_cpu_s | s2) s of CPU"
+       + (if $h.measured then ", the client hosts' helpers \($h.cpu_s | s2) s" else "" end) + "). " end)
+  + if $h.on_this_machine == true then
+      [$h.hosts[] | select(.this_machine == true)] as $here
+      | "The server did not have the machine to itself: "
+        + (if ($here | length) == ($h.hosts | length) then "the client hosts are this machine" else "\($here | names) \($here | are) this machine" end)
+        + " (the same kernel boot id: network namespaces or containers of it, as in the kit's own tests), so their helpers shared \($cores) with smbd"
+    elif $h.on_this_machine == null then
+      [$h.hosts[] | select(.this_machine == null)] as $unk
+      | "Whether the server had the machine to itself is not known: whether \($unk | names) \($unk | are) this machine is not known (\(if ($unk | length) > 1 then "their kernel boot ids were" else "its kernel boot id was" end) not read when the kit started)"
+    elif $h.alone == null then
+      "The client hosts are other machines (another kernel boot id); whether the server had the machine to itself is not known: this machine's CPU was not measured (\($cpu.why // "no data"))"
+    elif $h.alone then
+      "The server had the machine to itself: the client hosts are other machines (another kernel boot id), and the kit's processes here (the remote shells) and other processes together stayed below \(clientcpu_limits.alone * 100 | round) % of it"
+    else
+      "The server did not have the machine to itself: the client hosts are other machines (another kernel boot id), but the kit's processes here and other processes together used \($cpu.client.share + $cpu.others.share | . * 100 | round) % of it (it counts as alone below \(clientcpu_limits.alone * 100 | round) %)"
     end;
 
 # sv_check_md: details.count_check -> one line, or nothing.
