@@ -76,7 +76,7 @@ registry_unmet() {
   local need
   for need in $("$1_needs"); do
     case $need in
-      mount | steady) fio_skip_reason && return 0 ;;
+      mount | steady) fio_skip_reason "$1" && return 0 ;;
       cgcpu) measure_check_cgcpu && return 0 ;;
     esac
   done

@@ -19,3 +19,6 @@ randread_baseline() {
   printf '%s\n' --rw=randread --bs=4k --iodepth="$RANDOM_QUEUE_DEPTH" --numjobs="$RANDOM_JOBS" \
     "--filename=$1/data.0"
 }
+
+# randread_clienthosts_fio: runs through the client hosts' fio servers (lib/run/clienthosts-fio-run.sh).
+randread_clienthosts_fio() { :; }

@@ -19,3 +19,6 @@ seqread_baseline() {
   printf '%s\n' --rw=read --bs=1M --iodepth="$SEQ_QUEUE_DEPTH" --numjobs="$SEQ_STREAMS" \
     "--filename_format=$1/data.\$jobnum"
 }
+
+# seqread_clienthosts_fio: runs through the client hosts' fio servers (lib/run/clienthosts-fio-run.sh).
+seqread_clienthosts_fio() { :; }

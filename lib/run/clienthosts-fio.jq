@@ -11,21 +11,26 @@ include "run/clienthosts";
 # chfio_bins: a fio direction object's latency bins as [[ns, count], ...] sorted by ns.
 def chfio_bins: ((.lat_ns.bins // .clat_ns.bins) // {}) | to_entries | map([(.key | tonumber), .value]) | sort;
 
-# chfio_pct($bins; $p): fio's percentile $p (in ms, 4 decimals) of sorted [[ns, count], ...].
-def chfio_pct($bins; $p):
+# chfio_pct_ns($bins; $p): fio's percentile $p (in ns) of sorted [[ns, count], ...].
+def chfio_pct_ns($bins; $p):
   ($bins | map(.[1]) | add // 0) as $n
   | if $n == 0 then null else
       (reduce $bins[] as $b ({sum: 0, v: null};
         if .v == null then .sum += $b[1] | (if .sum >= $p / 100 * $n then .v = $b[0] else . end) else . end)).v
-      | . / 1e6 | . * 10000 | round / 10000
     end;
+
+# chfio_pct($bins; $p): the same in ms, 4 decimals.
+def chfio_pct($bins; $p): chfio_pct_ns($bins; $p) | if . == null then null else . / 1e6 | . * 10000 | round / 10000 end;
+
+# chfio_bins_merged($dirs): the added latency bins of fio direction objects, sorted.
+def chfio_bins_merged($dirs): [$dirs[] | chfio_bins[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]);
 
 # chfio_lat($dirs): merged latency (ms) of fio direction objects: percentiles from the added
 # bins, the mean weighted by their counts, the largest max.
 def chfio_lat($dirs):
   [$dirs[] | select((.total_ios // 0) > 0)] as $d
   | if ($d | length) == 0 then null else
-      ([$d[] | chfio_bins[]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)])) as $bins
+      chfio_bins_merged($d) as $bins
       | [$d[] | (.lat_ns // .clat_ns) | {n: .N, m: .mean, x: .max}] as $l
       | {p50: chfio_pct($bins; 50), p95: chfio_pct($bins; 95), p99: chfio_pct($bins; 99),
          max: ($l | map(.x) | max / 1e6 | . * 10000 | round / 10000),
@@ -55,3 +60,36 @@ def chfio_merge($names):
        errors: ($hosts | map(.errors) | add), iops: ($hosts | map(.iops) | add | . * 100 | round / 100)},
      fairness: ($hosts | map(.iops) | ch_fairness("iops")),
      window: "fio has no start barrier across client hosts: each host's rate is over its own job runtime (\($hosts | map(.runtime_s) | min)-\($hosts | map(.runtime_s) | max) s), started as the controller's connection reached it; the merged rate is their sum"};
+
+# chfio_fio_dir($dirs): one direction of all hosts' job entries as fio writes one (what
+# lib/run/fio.jq fio_summary reads): counts, bytes and rates added, the longest runtime, lat_ns
+# from the added bins (percentiles with fio's method, mean weighted by the counts, the largest max).
+def chfio_fio_dir($dirs):
+  [$dirs[] | select((.total_ios // 0) > 0)] as $d
+  | chfio_bins_merged($d) as $bins
+  | [$d[] | (.lat_ns // .clat_ns)] as $l
+  | {total_ios: ($dirs | map(.total_ios // 0) | add), io_bytes: ($dirs | map(.io_bytes // 0) | add),
+     bw_bytes: ($dirs | map(.bw_bytes // 0) | add), iops: ($dirs | map(.iops // 0) | add),
+     runtime: ($dirs | map(.runtime // 0) | max),
+     lat_ns: (if ($d | length) == 0 then {N: 0, min: 0, max: 0, mean: 0} else
+       {N: ($l | map(.N) | add), min: ($l | map(.min) | min), max: ($l | map(.max) | max),
+        mean: (($l | map(.N * .mean) | add) / ($l | map(.N) | add)),
+        percentile: ([1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99]
+          | map({key: (. * 1000000 | round | tostring | .[0:-6] + "." + .[-6:] | if startswith(".") then "0" + . else . end),
+                 value: chfio_pct_ns($bins; .)}) | from_entries),
+        bins: ($bins | map({key: (.[0] | tostring), value: .[1]}) | from_entries)} end)};
+
+# chfio_fio_json: the fio --client JSON -> fio's own shape with one job (jobs[0]) that is all the
+# hosts' jobs merged, so the fio verdicts read it as a local run's: usr_cpu and sys_cpu are the
+# busiest host's (fio's own CPU on that host), errors added, error the first host's non-zero one.
+def chfio_fio_json:
+  [.client_stats[] | select(.jobname != "All clients")] as $jobs
+  | ($jobs | max_by((.usr_cpu // 0) + (.sys_cpu // 0))) as $busy
+  | {"fio version": .["fio version"], timestamp, client_hosts: ($jobs | map(.hostname) | unique),
+     jobs: [{jobname: $jobs[0].jobname, groupid: 0,
+       error: ([$jobs[] | .error // 0 | select(. != 0)] | first // 0),
+       total_err: ($jobs | map(.total_err // 0) | add),
+       first_error: ([$jobs[] | .first_error // 0 | select(. != 0)] | first // 0),
+       read: chfio_fio_dir([$jobs[] | .read]), write: chfio_fio_dir([$jobs[] | .write]),
+       job_runtime: ($jobs | map(.job_runtime // 0) | max),
+       usr_cpu: ($busy.usr_cpu // 0), sys_cpu: ($busy.sys_cpu // 0)}]};

@@ -31,9 +31,10 @@ clienthosts_fio_recheck() {
   for pair in ${CLIENTHOSTS_FIO:-}; do clienthosts_fio_check "${pair%%=*}" "${pair#*=}"; done
 }
 
-# clienthosts_fio_skip_reason: print why the fio metrics cannot run from the client hosts
-# (nothing and 1 when they can): a host without the kernel cifs client, or without its mount
-# and fio server (KIT_CLIENT_FIO, written by start-samba.sh).
+# clienthosts_fio_skip_reason [METRIC]: print why the fio metrics (METRIC) cannot run from the
+# client hosts (nothing and 1 when they can): a host without the kernel cifs client, or without
+# its mount and fio server (KIT_CLIENT_FIO, written by start-samba.sh), or a metric not yet run
+# through them (chfio_unbuilt, lib/run/clienthosts-fio-run.sh).
 clienthosts_fio_skip_reason() {
   local pair
   [[ -n ${KIT_CLIENT_FIO:-} ]] || {
@@ -47,7 +48,7 @@ clienthosts_fio_skip_reason() {
       *) echo "client host '${pair%%=*}' has no cifs mount of the share and fio server (see start.log)" && return 0 ;;
     esac
   done
-  echo "the fio metrics through client hosts are not built yet (issue 23)"
+  chfio_unbuilt "${1:-}"
 }
 
 # clienthosts_fio_start: after clienthosts_deploy, on every client host in one remote call

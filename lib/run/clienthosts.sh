@@ -269,3 +269,5 @@ clienthosts_remove() {
 
 # shellcheck source=lib/run/clienthosts-fio.sh
 source "${BASH_SOURCE[0]%/*}/clienthosts-fio.sh"
+# shellcheck source=lib/run/clienthosts-fio-run.sh
+source "${BASH_SOURCE[0]%/*}/clienthosts-fio-run.sh"

@@ -54,6 +54,18 @@ def fio_warnings($jobs; $cpus): [
   (if small_host($jobs + 1; $cpus) then "\($jobs) fio jobs, the kernel client and smbd shared \($cpus) CPUs: on so small a machine the client side may be the limit" else empty end)
 ];
 
+# fio_client_note($ch; $kind; $key): with client hosts ($ch: raw/NAME.clients.json, else null), the
+# note of each host's figure, the merge and the fairness line; [] without.
+def fio_client_note($ch; $kind; $key):
+  def n: if type == "number" then (. * 10 | round / 10 | tostring) else "?" end;
+  if $ch == null then [] else
+    (if $key == "bw_mbs" then "MB/s" else "IOPS" end) as $u
+    | ["Client hosts (\($ch.client_hosts | length), through fio's client/server mode, each on its own cifs mount): "
+       + ([$ch.client_hosts[] | "\(.host) \(if $key == "bw_mbs" then .[$kind].mb_per_s * 1.048576 else .[$kind].iops end | n) \($u)"
+           + (if .[$kind].lat_ms.p95 != null then " (p95 \(.[$kind].lat_ms.p95 | n) ms)" else "" end)] | join(", "))
+       + "; rates add, latency from the merged fio histograms. Fairness: min \($ch.fairness.min_iops | n), max \($ch.fairness.max_iops | n) IOPS per host, Jain's index \($ch.fairness.jain // "n/a"). \($ch.window)."]
+  end;
+
 # fio_count($name; $kind): the count a fio metric declares (its head's count, lib/run/serverview.jq
 # sv_count) for fio run $name of direction $kind ("read" or "write"): fio's requests against
 # smbd's Read or Write calls, as direct I/O of blocks no larger than the mount's rsize/wsize is
@@ -70,6 +82,7 @@ def fio_count($name; $kind):
 def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
   (.["\($name).fio.json"] | if type == "object" then (fio_summary? // null) else null end) as $s
   | cifs_counts(.["\($name).evidence.json"]) as $cifs | drop_caches(.["\($name).drop.json"]) as $drop
+  | (.["\($name).clients.json"] | if type == "object" then . else null end) as $ch
   | if $s == null then {status: "FAIL", value: null, why: "fio gave no result (see raw/\($name).fio.log)"}
     else $s[$kind][$key] as $v
       | [(if $v == null or $v < $target then "\($v // 0 | fixed(0)) \($why_unit)" else empty end),
@@ -80,6 +93,7 @@ def fio_verdict($name; $kind; $key; $jobs; $depth; $block; $target; $why_unit):
            + (if $jobs == "SEQ_STREAMS" then {streams: setting($jobs)} else {jobs: setting($jobs)} end)
            + {iodepth: setting($depth), block: $block, runtime_s: $s.runtime_s, fio_errors: $s.errors}
            + (if $cifs then {cifs_requests: $cifs.requests, server_failed: $cifs.server_failed, reconnects: $cifs.reconnects} else {} end)
-           + {drop_caches: $drop.text, notes: ["Time per request: \($s.latency)."]}),
-         warnings: (($s | fio_warnings(setting($jobs); $cpus)) + [$drop.warning // empty])}
+           + (if $ch then {client_hosts: $ch.client_hosts, fairness: $ch.fairness} else {} end)
+           + {drop_caches: $drop.text, notes: (["Time per request: \($s.latency)."] + fio_client_note($ch; $kind; $key))}),
+         warnings: (if $ch then [] else $s | fio_warnings(setting($jobs); $cpus) end + [$drop.warning // empty])}
     end;

@@ -3,11 +3,11 @@
 # drop. Sourced; functions only. Needs lib/run/child.sh and lib/run/measure.sh; the verdicts' side of fio
 # is lib/run/fio.jq.
 
-# fio_skip_reason: print why fio metrics cannot run here (nothing and 1 when they can); with
-# client hosts, why they cannot run from them (lib/run/clienthosts-fio.sh).
+# fio_skip_reason [METRIC]: print why fio metrics (METRIC) cannot run here (nothing and 1 when
+# they can); with client hosts, why they cannot run from them (lib/run/clienthosts-fio.sh).
 fio_skip_reason() {
   if clienthosts_on; then
-    clienthosts_fio_skip_reason
+    clienthosts_fio_skip_reason "${1:-}"
     return
   fi
   if ! mount_options_now >/dev/null 2>&1; then
@@ -36,9 +36,14 @@ fio_needs_file() {
 }
 
 # fio_make_files COUNT: create data.0 .. data.COUNT-1 of DATA_FILE_MB through the mount (first
-# need); a file being written is removed when the run is stopped. 1 when one failed.
+# need); a file being written is removed when the run is stopped. 1 when one failed. With client
+# hosts (their mounts live in their own mount namespaces) they are written into SHARE_DIR.
 fio_make_files() {
   local i f need=0 why
+  if clienthosts_on; then
+    for ((i = 0; i < $1; i++)); do fio_share_file "$i" || return 1; done
+    return 0
+  fi
   mkdir -p "$MOUNT_POINT/fio"
   for ((i = 0; i < $1; i++)); do
     if fio_needs_file "$i"; then need=$((need + DATA_FILE_MB)); fi
@@ -68,12 +73,19 @@ fio_make_files() {
 # fio_data_file: make sure fio/data.0 of DATA_FILE_MB exists on the share (through the mount
 # when there is one, else written into SHARE_DIR on the server); 1 with RUN_WHY on failure.
 fio_data_file() {
-  local f=$SHARE_DIR/fio/data.0 size why
   run_why "could not create the data file fio/data.0"
   if mount_options_now >/dev/null 2>&1; then
     fio_make_files 1
     return
   fi
+  fio_share_file 0
+}
+
+# fio_share_file N: make sure fio/data.N of DATA_FILE_MB exists, written into SHARE_DIR on the
+# server (random bytes, not through smbd); 1 with RUN_WHY on failure.
+fio_share_file() {
+  local f=$SHARE_DIR/fio/data.$1 size why
+  run_why "could not create the data file fio/data.$1"
   child_share_dir fio >/dev/null
   if [[ -L $f || (-e $f && ! -f $f) ]]; then
     rm -rf --one-file-system -- "$f"
@@ -82,12 +94,12 @@ fio_data_file() {
   size=$(stat -c %s "$f" 2>/dev/null) || size=0
   ((size >= DATA_FILE_MB * 1048576)) && return 0
   why=$(common_room "$SHARE_DIR" $((DATA_FILE_MB - size / 1048576 + 64))) || {
-    run_why "no room for the data file fio/data.0 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
+    run_why "no room for the data file fio/data.$1 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
     return 1
   }
-  log "      creating fio/data.0 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
+  log "      creating fio/data.$1 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
   child_partial "$f"
-  child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.log" \
+  child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.$1.log" \
     dd if=/dev/urandom of="$f" oflag=nofollow bs=1M count="$DATA_FILE_MB" conv=fsync status=none
   if ! child_wait; then
     child_partial_remove
@@ -108,8 +120,13 @@ fio_data_file() {
 # --exec_postrun (after its last), so fio's start, layout and exit are outside the window.
 fio_run() {
   local name=$1 rc=0 cwd=$RUN_DIR/.fio-cwd
-  local -a cg win=()
+  local -a cg win=() opts
   shift
+  if clienthosts_on; then
+    chfio_run "$name" "$@"
+    return
+  fi
+  mapfile -t opts < <(fio_job_options)
   mapfile -t cg < <(child_cg_args)
   rm -f "$RUN_DIR/raw/$name.cpu-start.jsonl" "$RUN_DIR/raw/$name.cpu-end.jsonl"
   if ((${#cg[@]})) && [[ -x $KIT_ROOT/helpers/cgcpu ]]; then
@@ -123,15 +140,20 @@ fio_run() {
   fi
   mkdir -p "$cwd"
   measure -o .fio.log "$name" $((DURATION * 2 + 120)) -- \
-    env -C "$cwd" fio --name="$name" --direct=1 --ioengine=libaio --size="${DATA_FILE_MB}M" \
-    --runtime="$DURATION" --time_based --group_reporting --lat_percentiles=1 \
-    --continue_on_error=all --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
+    env -C "$cwd" fio --name="$name" "${opts[@]}" --output-format=json --output="$RUN_DIR/raw/$name.fio.json" \
     --write_bw_log="$RUN_DIR/raw/$name" --write_iops_log="$RUN_DIR/raw/$name" --log_avg_msec=1000 \
     "${win[@]}" "$@" || rc=$?
   rm -rf "$cwd"
   fio_json_only "$RUN_DIR/raw/$name.fio.json"
   fio_window_cpu "$name"
   return "$rc"
+}
+
+# fio_job_options: the options every kit fio job shares (fio_run's comment says why), one a line
+# as --KEY[=VALUE]; the client hosts' job files (lib/run/clienthosts-fio-run.sh) take them too.
+fio_job_options() {
+  printf '%s\n' --direct=1 --ioengine=libaio "--size=${DATA_FILE_MB}M" "--runtime=$DURATION" --time_based \
+    --group_reporting --lat_percentiles=1 --continue_on_error=all
 }
 
 # fio_json_only FILE: drop the lines fio writes into its JSON output before the document (its
