@@ -51,7 +51,7 @@ def chfio_merge($names):
   [.client_stats[] | select(.jobname != "All clients")] as $jobs
   | ($jobs | group_by(.hostname)) as $by
   | [$by[] | {host: ($names[.[0].hostname] // .[0].hostname), ok: all(.[]; (.error // 0) == 0),
-      runtime_s: (map(.job_runtime // 0) | max / 1000),
+      runtime_s: (map([.read.runtime // 0, .write.runtime // 0] | max) | max / 1000),
       read: chfio_dir(map(.read)), write: chfio_dir(map(.write)), errors: (map(.total_err // 0) | add)}
       | .iops = (.read.iops + .write.iops)] as $hosts
   | {client_hosts: $hosts,

@@ -97,7 +97,7 @@ fio_share_file() {
     run_why "no room for the data file fio/data.$1 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
     return 1
   }
-  log "      creating fio/data.$1 ($DATA_FILE_MB MB) in the share folder (no cifs mount here)"
+  log "      creating fio/data.$1 ($DATA_FILE_MB MB) in the share folder on this host, not through a cifs mount"
   child_partial "$f"
   child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.$1.log" \
     dd if=/dev/urandom of="$f" oflag=nofollow bs=1M count="$DATA_FILE_MB" conv=fsync status=none

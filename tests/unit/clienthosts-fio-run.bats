@@ -52,8 +52,8 @@ setup() {
     fail "RUN_WHY: $RUN_WHY"
 }
 
-# fio_json: the fixture reshaped (chfio_fio_json)
-fio_json() { jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_json' "$FIX"; }
+# fio_json [FILE]: FILE (the fixture) reshaped (chfio_fio_json)
+fio_json() { jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_json' "${1:-$FIX}"; }
 
 @test "reshaped: one job of all hosts, counts and rates added, fio's percentile keys from the merged bins" {
   fio_json >"$BATS_TEST_TMPDIR/fio.json"
@@ -86,8 +86,8 @@ fio_json() { jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_jso
 @test "reshaped: a host's failed requests and error reach the summary" {
   jq '(.client_stats[] | select(.hostname == "127.0.0.62" and .jobname != "All clients")) |= (.total_err = 7 | .error = 5 | .first_error = 5)' \
     "$FIX" >"$BATS_TEST_TMPDIR/err.json"
-  FIX=$BATS_TEST_TMPDIR/err.json
-  run bash -c "$(declare -f fio_json); KIT_ROOT='$KIT_ROOT' FIX='$FIX' fio_json | jq -c -L '$KIT_ROOT/lib' 'include \"run/fio\"; fio_summary | [.errors, .first_error]'"
+  fio_json "$BATS_TEST_TMPDIR/err.json" >"$BATS_TEST_TMPDIR/fio.json"
+  run jq -c -L "$KIT_ROOT/lib" 'include "run/fio"; fio_summary | [.errors, .first_error]' "$BATS_TEST_TMPDIR/fio.json"
   assert_output '[7,5]'
 }
 
@@ -117,4 +117,13 @@ fio_json() { jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_jso
   KIT_CLIENT_FIO='ws1=198.18.0.2,mounted ws2=198.18.0.3,nocifs'
   run clienthosts_fio_skip_reason seqread
   assert_output "client host 'ws2' has no kernel cifs client: the fio metrics run on each client host's cifs mount of the share"
+}
+
+@test "merge: a host's runtime is its jobs' wall time, not fio's job_runtime (summed over numjobs)" {
+  # fio 3.33 with group_reporting and numjobs=4 (the guest's randread): job_runtime 8373 ms,
+  # read.runtime 2119 ms for a 2 s run; the fixture's host 1 made so
+  jq '(.client_stats[] | select(.hostname == "127.0.0.61" and .jobname != "All clients")) |= (.job_runtime = 8373 | .read.runtime = 2119)' \
+    "$FIX" >"$BATS_TEST_TMPDIR/jobs4.json"
+  run jq -r -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_merge({}) | [.client_hosts[].runtime_s] | join(" ")' "$BATS_TEST_TMPDIR/jobs4.json"
+  assert_output "2.119 2.001"
 }
