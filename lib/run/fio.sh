@@ -118,6 +118,7 @@ fio_share_file() {
 # smbd's CPU over the jobs' I/O alone (raw/NAME.window-cpu.json, fio_window_cpu): each job runs
 # cgcpu as its --exec_prerun (after its file set-up, before its first request) and
 # --exec_postrun (after its last), so fio's start, layout and exit are outside the window.
+# With client hosts the job runs on each of them instead (chfio_run, lib/run/clienthosts-fio-run.sh).
 fio_run() {
   local name=$1 rc=0 cwd=$RUN_DIR/.fio-cwd
   local -a cg win=() opts
