@@ -24,15 +24,16 @@ chfio_unbuilt() {
   echo "${1:-the steady run (latency, errors)} does not run through the client hosts' fio servers yet (issue 23)${why:+: $why}; those that do:${built:- none}"
 }
 
-# chfio_jobfile NAME MNT ARG...: print the job file of fio job NAME for a client host whose mount
-# of the share is the folder MNT: one section (fio's "All clients" sum breaks with several),
-# the options every kit job shares (fio_job_options) and ARG..., each --KEY[=VALUE] as a KEY[=VALUE]
-# line; a filename, filename_format or directory under MOUNT_POINT moves to MNT. 1 (run_why)
-# on an argument that is not --KEY[=VALUE] or has a line break: the file would say other than asked.
+# chfio_jobfile NAME FROM TO ARG...: print the job file of fio job NAME for a client host: one
+# section (fio's "All clients" sum breaks with several), the options every kit job shares
+# (fio_job_options) and ARG..., each --KEY[=VALUE] as a KEY[=VALUE] line; a filename,
+# filename_format or directory at or under the folder FROM moves to TO (the host's own files on
+# its own mount). 1 (run_why) on an argument that is not --KEY[=VALUE] or has a line break: the
+# file would say other than asked.
 chfio_jobfile() {
-  local name=$1 mnt=$2 a k v
+  local name=$1 from=$2 to=$3 a k v
   local -a opts
-  shift 2
+  shift 3
   mapfile -t opts < <(fio_job_options)
   printf '[%s]\n' "$name"
   for a in "${opts[@]}" "$@"; do
@@ -43,7 +44,7 @@ chfio_jobfile() {
     k=${BASH_REMATCH[1]} v=${BASH_REMATCH[3]}
     case $k in
       filename | filename_format | directory)
-        [[ $v != "$MOUNT_POINT" && $v != "$MOUNT_POINT"/* ]] || v=$mnt${v#"$MOUNT_POINT"}
+        [[ $v != "$from" && $v != "$from"/* ]] || v=$to${v#"$from"}
         ;;
     esac
     if [[ -n ${BASH_REMATCH[2]} ]]; then printf '%s=%s\n' "$k" "$v"; else printf '%s\n' "$k"; fi
@@ -51,7 +52,8 @@ chfio_jobfile() {
 }
 
 # chfio_run NAME ARG...: fio_run's job NAME (lib/run/fio.sh) on every client host at once, each on
-# its own mount DIR/mnt (KIT_CLIENT_DIRS) through its fio server (KIT_CLIENT_FIO): job files
+# its own mount DIR/mnt (KIT_CLIENT_DIRS) and its own data files fio/TAG/ (fio_make_files)
+# through its fio server (KIT_CLIENT_FIO): job files
 # raw/NAME.job-TAG.fio, fio's output raw/NAME.clients-fio.out (json+), its messages
 # raw/NAME.fio.log; then raw/NAME.fio.json and raw/NAME.clients.json. The exit status is fio's.
 chfio_run() {
@@ -66,7 +68,7 @@ chfio_run() {
     addr=${addr%%,*}
     tag=$(clienthosts_tag "$host")
     job=$RUN_DIR/raw/$name.job-$tag.fio
-    chfio_jobfile "$name" "${where[$host]:?}/mnt" "$@" >"$job" || return 1
+    chfio_jobfile "$name" "$MOUNT_POINT/fio" "${where[$host]:?}/mnt/fio/$tag" "$@" >"$job" || return 1
     cmd+=(--client="ip:$addr,$CLIENTHOSTS_FIO_PORT" "$job")
     names=$(jq -c --arg a "$addr" --arg h "$host" '.[$a] = $h' <<<"$names")
   done

@@ -37,11 +37,15 @@ fio_needs_file() {
 
 # fio_make_files COUNT: create data.0 .. data.COUNT-1 of DATA_FILE_MB through the mount (first
 # need); a file being written is removed when the run is stopped. 1 when one failed. With client
-# hosts (their mounts live in their own mount namespaces) they are written into SHARE_DIR.
+# hosts a set for each host, fio/TAG/data.N, written into SHARE_DIR (their mounts live in their
+# fio servers' mount namespaces): several hosts opening one file stall each other's opens
+# (tests/guest/README.md).
 fio_make_files() {
-  local i f need=0 why
+  local i f need=0 why pair
   if clienthosts_on; then
-    for ((i = 0; i < $1; i++)); do fio_share_file "$i" || return 1; done
+    for pair in ${KIT_CLIENT_FIO:-}; do
+      for ((i = 0; i < $1; i++)); do fio_share_file "$i" "fio/$(clienthosts_tag "${pair%%=*}")" || return 1; done
+    done
     return 0
   fi
   mkdir -p "$MOUNT_POINT/fio"
@@ -81,12 +85,14 @@ fio_data_file() {
   fio_share_file 0
 }
 
-# fio_share_file N: make sure fio/data.N of DATA_FILE_MB exists, written into SHARE_DIR on the
-# server (random bytes, not through smbd); 1 with RUN_WHY on failure.
+# fio_share_file N [SUB]: make sure SUB/data.N (SUB: fio) of DATA_FILE_MB exists, written into
+# SHARE_DIR on the server (random bytes, not through smbd); 1 with RUN_WHY on failure.
 fio_share_file() {
-  local f=$SHARE_DIR/fio/data.$1 size why
-  run_why "could not create the data file fio/data.$1"
+  local sub=${2:-fio}
+  local f=$SHARE_DIR/$sub/data.$1 size why
+  run_why "could not create the data file $sub/data.$1"
   child_share_dir fio >/dev/null
+  child_share_dir "$sub" >/dev/null
   if [[ -L $f || (-e $f && ! -f $f) ]]; then
     rm -rf --one-file-system -- "$f"
     log "      removed '$f': not a regular file (the kit follows no link in the share)"
@@ -94,12 +100,12 @@ fio_share_file() {
   size=$(stat -c %s "$f" 2>/dev/null) || size=0
   ((size >= DATA_FILE_MB * 1048576)) && return 0
   why=$(common_room "$SHARE_DIR" $((DATA_FILE_MB - size / 1048576 + 64))) || {
-    run_why "no room for the data file fio/data.$1 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
+    run_why "no room for the data file $sub/data.$1 (DATA_FILE_MB=$DATA_FILE_MB, and 64 MB to spare): $why"
     return 1
   }
-  log "      creating fio/data.$1 ($DATA_FILE_MB MB) in the share folder on this host, not through a cifs mount"
+  log "      creating $sub/data.$1 ($DATA_FILE_MB MB) in the share folder on this host, not through a cifs mount"
   child_partial "$f"
-  child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.$1.log" \
+  child_start $((DATA_FILE_MB / 20 + 60)) "$RUN_DIR/raw/data-create.${sub//\//-}.$1.log" \
     dd if=/dev/urandom of="$f" oflag=nofollow bs=1M count="$DATA_FILE_MB" conv=fsync status=none
   if ! child_wait; then
     child_partial_remove

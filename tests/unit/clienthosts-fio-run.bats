@@ -21,33 +21,33 @@ setup() {
 
 @test "job file: fio reads back the local job (the shared options, then seqread's own), its files on the host's mount" {
   local -a opts
-  chfio_jobfile seqread /tmp/c1/mnt --rw=read --bs=1M --iodepth=4 --numjobs=2 \
+  chfio_jobfile seqread "$MOUNT_POINT/fio" /tmp/c1/mnt/fio/ws1 --rw=read --bs=1M --iodepth=4 --numjobs=2 \
     "--filename_format=$MOUNT_POINT/fio/data.\$jobnum" >"$BATS_TEST_TMPDIR/job.fio"
   run grep -c '^\[' "$BATS_TEST_TMPDIR/job.fio"
   assert_output 1 # one section: fio's "All clients" sum breaks with several
   mapfile -t opts < <(fio_job_options)
   run fio --showcmd "$BATS_TEST_TMPDIR/job.fio"
   assert_success
-  # the command fio_run would run here, the mount moved to the host's own
-  assert_output "fio --name=seqread ${opts[*]} --rw=read --bs=1M --iodepth=4 --numjobs=2 --filename_format=/tmp/c1/mnt/fio/data.\$jobnum "
+  # the command fio_run would run here, the files moved to the host's own set on its own mount
+  assert_output "fio --name=seqread ${opts[*]} --rw=read --bs=1M --iodepth=4 --numjobs=2 --filename_format=/tmp/c1/mnt/fio/ws1/data.\$jobnum "
   [[ ${opts[*]} == *--size=64M*--runtime=5*--lat_percentiles=1*--continue_on_error=all* ]] || fail "shared options: ${opts[*]}"
 }
 
-@test "job file: a filename outside the mount stays, the mount itself moves, a flag stays a flag" {
-  chfio_jobfile randread /h/mnt --filename="$MOUNT_POINT/fio/data.0" --directory="$MOUNT_POINT" \
-    --filename=/srv/other --time_based >"$BATS_TEST_TMPDIR/job.fio"
-  run tail -n 4 "$BATS_TEST_TMPDIR/job.fio"
-  assert_output $'filename=/h/mnt/fio/data.0\ndirectory=/h/mnt\nfilename=/srv/other\ntime_based'
-  # a mount point that only starts the same is not the mount
-  run chfio_jobfile r /h/mnt --filename="${MOUNT_POINT}2/data.0"
-  assert_line "filename=${MOUNT_POINT}2/data.0"
+@test "job file: a filename outside the data folder stays, the folder itself moves, a flag stays a flag" {
+  chfio_jobfile randread "$MOUNT_POINT/fio" /h/mnt/fio/ws1 --filename="$MOUNT_POINT/fio/data.0" \
+    --directory="$MOUNT_POINT/fio" --filename=/srv/other --filename="$MOUNT_POINT/x" --time_based >"$BATS_TEST_TMPDIR/job.fio"
+  run tail -n 5 "$BATS_TEST_TMPDIR/job.fio"
+  assert_output $'filename=/h/mnt/fio/ws1/data.0\ndirectory=/h/mnt/fio/ws1\nfilename=/srv/other\nfilename='"$MOUNT_POINT"$'/x\ntime_based'
+  # a folder that only starts the same is not the folder
+  run chfio_jobfile r "$MOUNT_POINT/fio" /h/mnt/fio/ws1 --filename="$MOUNT_POINT/fio2/data.0"
+  assert_line "filename=$MOUNT_POINT/fio2/data.0"
 }
 
 @test "job file: an argument that is not one --KEY[=VALUE] line is refused, never written as a new section" {
-  run chfio_jobfile r /h/mnt $'--rw=read\n[evil]\nexec_prerun=touch /tmp/x'
+  run chfio_jobfile r /m /h/mnt $'--rw=read\n[evil]\nexec_prerun=touch /tmp/x'
   assert_failure
   refute_output --partial '[evil]'
-  chfio_jobfile r /h/mnt -rw=read || true
+  chfio_jobfile r /m /h/mnt -rw=read || true
   [[ $RUN_WHY == "fio option '-rw=read' cannot go into a client host's job file (--KEY[=VALUE] on one line)" ]] ||
     fail "RUN_WHY: $RUN_WHY"
 }
