@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The fio metrics through two client hosts (issue 23), in the qemu guest where the kernel has
 # cifs (tests/guest/clienthosts-fio.sh: two network namespaces on 198.18.0.0/15, each with its
-# own cifs mount and fio server; start-samba.sh, test-samba.sh seqread randread, cleanup).
-# Checks each host's and the merged figures, fio's shape for the verdicts, and smbd's count of
-# reads against the clients' sum. Skips like guest.bats when the guest cannot run (REQUIRE_GUEST=1
+# own cifs mount and fio server; start-samba.sh, test-samba.sh seqread randread seqwrite
+# randwrite, cleanup). Checks each host's and the merged figures, fio's shape for the verdicts,
+# and smbd's count of reads and writes against the clients' sum. Skips like guest.bats when the guest cannot run (REQUIRE_GUEST=1
 # fails instead); GUEST_TEST_OUT=DIR keeps the results, GUEST_TEST_REUSE=DIR asserts on them.
 
 setup_file() {
@@ -46,7 +46,7 @@ setup() {
   RAW=$OUT/run/raw
 }
 
-@test "client hosts in the guest: start, the two fio metrics and cleanup did their jobs" {
+@test "client hosts in the guest: start, the fio metrics and cleanup did their jobs" {
   run cat "$GUEST_TEST_OUT/harness-status"
   [[ $output == 0 ]] || tail -n 30 "$GUEST_TEST_OUT/harness.log" "$OUT/steps.tsv" "$OUT"/steps/*.log
   assert_output 0
@@ -62,37 +62,42 @@ setup() {
   assert_output ''
 }
 
-@test "client hosts in the guest: seqread and randread measured from both hosts, per host and merged" {
-  local m hosts
+# the four fio metrics through the client hosts and their direction
+CH_METRICS='seqread:read randread:read seqwrite:write randwrite:write'
+
+@test "client hosts in the guest: the fio metrics measured from both hosts, per host and merged" {
+  local m d hosts
   hosts=$(sed -n 's/^hosts: //p' "$OUT/hosts.txt")
-  for m in seqread randread; do
+  for m in $CH_METRICS; do
+    d=${m#*:} m=${m%:*}
     run jq -r '[.status, (.value > 0), (.details.client_hosts | length), (.details.notes | any(startswith("Client hosts (2,")))] | @tsv' \
       "$OUT/run/metrics/$m.json"
     assert_output --regexp $'^(PASS|FAIL)\ttrue\t2\ttrue$'
-    # each host read, the merged ios are their sum, fio's shape (the verdicts' input) holds the same
-    run jq -r --slurpfile f "$RAW/$m.fio.json" '[(.client_hosts | map(.host) | join(" ")),
-      (.client_hosts | all(.ok and .read.ios > 0 and .read.lat_ms.p50 > 0)),
-      (.merged.read.ios == (.client_hosts | map(.read.ios) | add)), (.merged.read.ios == $f[0].jobs[0].read.total_ios),
-      (.fairness.hosts == 2 and .fairness.jain > 0 and .fairness.jain <= 1), (.merged.read.lat_ms.p99 >= .merged.read.lat_ms.p50)] | @tsv' \
+    # each host did its requests, the merged ios are their sum, fio's shape (the verdicts' input) the same
+    run jq -r --arg d "$d" --slurpfile f "$RAW/$m.fio.json" '[(.client_hosts | map(.host) | join(" ")),
+      (.client_hosts | all(.ok and .[$d].ios > 0 and .[$d].lat_ms.p50 > 0)),
+      (.merged[$d].ios == (.client_hosts | map(.[$d].ios) | add)), (.merged[$d].ios == $f[0].jobs[0][$d].total_ios),
+      (.fairness.hosts == 2 and .fairness.jain > 0 and .fairness.jain <= 1), (.merged[$d].lat_ms.p99 >= .merged[$d].lat_ms.p50)] | @tsv' \
       "$RAW/$m.clients.json"
     assert_output "$hosts"$'\ttrue\ttrue\ttrue\ttrue\ttrue'
     # shown, not judged: how alike the hosts were served (a real finding, not the kit's check)
-    jq -r --arg m "$m" '"# \($m): " + ([.client_hosts[] | "\(.host) \(.read.ios) ios in \(.runtime_s) s"] | join(", ")) + "; Jain \(.fairness.jain)"' \
+    jq -r --arg m "$m" --arg d "$d" '"# \($m): " + ([.client_hosts[] | "\(.host) \(.[$d].ios) ios in \(.runtime_s) s"] | join(", ")) + "; Jain \(.fairness.jain)"' \
       "$RAW/$m.clients.json" >&3
   done
 }
 
-@test "client hosts in the guest: smbd's reads = the clients' total requests (within 1 %)" {
-  # fio counts the requests that completed; the kernel client sends each direct read of a block
-  # up to rsize as one SMB2 READ, so smbd's READ calls over the run equal the hosts' sum, give
-  # or take what was in flight when fio stopped (at most jobs x iodepth per host) and the server
-  # view's own 1 % (lib/run/serverview.jq sv_tolerance_pct)
-  local m c s
-  for m in seqread randread; do
+@test "client hosts in the guest: smbd's reads and writes = the clients' total requests (within 1 %)" {
+  # fio counts the requests that completed; the kernel client sends each direct read or write of
+  # a block up to rsize/wsize as one SMB2 READ or WRITE, so smbd's calls over the run equal the
+  # hosts' sum, give or take what was in flight when fio stopped (at most jobs x iodepth per
+  # host) and the server view's own 1 % (lib/run/serverview.jq sv_tolerance_pct)
+  local m d c s
+  for m in $CH_METRICS; do
+    d=${m#*:} m=${m%:*}
     run jq -r '.details.count_check | "\(.client) \(.server) \(.ok)"' "$OUT/run/metrics/$m.json"
     read -r c s _ <<<"$output"
     echo "# $m: clients $c, smbd $s" >&3
-    [[ $c == "$(jq '.merged.read.ios' "$RAW/$m.clients.json")" ]] || fail "$m: the count check's client count $c is not the hosts' sum"
+    [[ $c == "$(jq --arg d "$d" '.merged[$d].ios' "$RAW/$m.clients.json")" ]] || fail "$m: the count check's client count $c is not the hosts' sum"
     assert_output --regexp ' true$'
     (((s - c) * 100 <= c && (c - s) * 100 <= c)) || fail "$m: smbd $s against clients $c"
   done
