@@ -4,7 +4,7 @@
 #
 # Two client hosts as network namespaces on 198.18.0.0/15 (tests/test_helper/netns.bash, remote
 # shell `ip netns exec`), each with its own cifs mount of the share and its fio server
-# (start-samba.sh), then `test-samba.sh seqread randread seqwrite randwrite` (fio --client on
+# (start-samba.sh), then `test-samba.sh randread randwrite` (fio --client on
 # both hosts at once, each on its own files),
 # then cleanup. Writes to $GUEST_RESULTS/clienthosts/:
 #   steps.tsv, steps/NAME.log  each step (scenario.sh's scen_step), run/ the results folder,
@@ -50,7 +50,9 @@ main() {
   printf 'hosts: %s\naddr: %s\n' "$CLIENT_HOSTS" "$CLIENT_HOSTS_SERVER_ADDR" >"$OUT/hosts.txt"
   scen_step start 600 0 ./start-samba.sh
   ch_hosts_state >"$OUT/after-start.txt" 2>&1
-  scen_step test 900 "0 1" ./test-samba.sh seqread randread seqwrite randwrite
+  # randread and randwrite: both directions in CI's time (the four took 231 s of a 487 s guest run;
+  # seqread and seqwrite run the same path with other options)
+  scen_step test 900 "0 1" ./test-samba.sh randread randwrite
   run=$(find "$RESULTS_DIR" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -n 1)
   if [[ -n $run ]]; then cp -a "$run/." "$OUT/run/"; else SCEN_FAILED=1; fi
   scen_step cleanup 300 0 ./test-samba.sh cleanup
