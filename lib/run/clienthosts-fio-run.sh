@@ -6,7 +6,7 @@
 # verdicts read) and raw/NAME.clients.json (each host, merged, fairness, window). Sourced by
 # lib/run/clienthosts.sh; functions only.
 #
-# Not here yet: the writing metrics (several hosts would write the same files), the steady run
+# Each host reads and writes its own data files (fio/TAG/data.N). Not here yet: the steady run
 # (latency, errors), fio's per-second logs for the charts, and smbd's CPU over the jobs' I/O
 # alone (cgcpu as exec_prerun cannot run on a client host: the CPU is over the whole fio command).
 
