@@ -8,35 +8,22 @@
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
-  load ../test_helper/common-setup
+  load ../test_helper/clienthosts
   _common_setup
   [[ $(id -u) -eq 0 ]] || return 0
   command -v ip >/dev/null || return 0
-  load ../test_helper/netns
-  if ! netns_setup 1 2>"$BATS_FILE_TMPDIR/netns.err"; then
-    netns_teardown || true
-    echo "network namespaces cannot be made here: $(head -n 1 "$BATS_FILE_TMPDIR/netns.err")" >"$BATS_FILE_TMPDIR/netns.skip"
-    return 0
-  fi
-  load ../test_helper/private-kit
+  ch_namespaces 1 || return 0
   private_kit_setup cs 4580 4589 127.0.0.26 small <<<'WORKERS=2' || return 1
 }
 
 teardown_file() {
-  load ../test_helper/private-kit
-  load ../test_helper/netns
-  private_kit_teardown
-  netns_teardown
+  load ../test_helper/clienthosts
+  ch_teardown_file
 }
 
 setup() {
-  load ../test_helper/common-setup
-  _common_setup
-  kit_require_root
-  kit_require_cmd ip nft ss smbd ssh ssh-keygen
-  [[ ! -e $BATS_FILE_TMPDIR/netns.skip ]] || skip "$(cat "$BATS_FILE_TMPDIR/netns.skip")"
-  load ../test_helper/netns
-  load ../test_helper/private-kit
+  load ../test_helper/clienthosts
+  ch_setup ip nft ss smbd ssh ssh-keygen
 }
 
 teardown() {

@@ -10,53 +10,22 @@
 # Runs under the shared lock (it starts a kit).
 
 setup_file() {
-  load ../test_helper/common-setup
-  _common_setup
-  [[ $(id -u) -eq 0 ]] || return 0
-  command -v ip >/dev/null || return 0
-  load ../test_helper/netns
-  # two client hosts, and a third namespace on the same link that is not one ('hosts allow');
-  # where namespaces cannot be made (a chroot or container may refuse them) every test skips,
-  # naming why: tests/minimal/host-tests lists this file, so CI runs it on the host
-  if ! netns_setup 3 2>"$BATS_FILE_TMPDIR/netns.err"; then
-    netns_teardown || true
-    echo "network namespaces cannot be made here: $(head -n 1 "$BATS_FILE_TMPDIR/netns.err")" >"$BATS_FILE_TMPDIR/netns.skip"
-    return 0
-  fi
-  CH_OTHER=${NETNS_HOSTS##* } NETNS_HOSTS=${NETNS_HOSTS% *}
-  export CH_OTHER NETNS_HOSTS
-  load ../test_helper/private-kit
-  private_kit_setup ch 4570 4579 127.0.0.25 small <<CONF || return 1
-CLIENT_HOSTS="$NETNS_HOSTS"
-CLIENT_SHELL="$NETNS_SHELL"
-CLIENT_HOSTS_SERVER_ADDR=$NETNS_ADDR
-WORKERS=2
-CONF
+  load ../test_helper/clienthosts
+  # two client hosts, and a third namespace on the same link that is not one ('hosts allow')
+  ch_setup_file 3 1 ch 4570 4579 127.0.0.25
 }
 
 teardown_file() {
-  load ../test_helper/private-kit
-  load ../test_helper/netns
-  private_kit_teardown
-  netns_teardown
+  load ../test_helper/clienthosts
+  ch_teardown_file
 }
 
 setup() {
-  load ../test_helper/common-setup
-  _common_setup
-  kit_require_root
-  kit_require_cmd ip nft ss smbd
-  [[ ! -e $BATS_FILE_TMPDIR/netns.skip ]] || skip "$(cat "$BATS_FILE_TMPDIR/netns.skip")"
-  load ../test_helper/netns
-  load ../test_helper/private-kit
+  load ../test_helper/clienthosts
+  ch_setup ip nft ss smbd
   # `ip netns exec` passes the kit's environment on (ssh would not): the client hosts' temp
   # folder is /tmp here, as on a host without TMPDIR
   export TMPDIR=/tmp
-}
-
-# ch_kit_dirs: the kit's folders on the client hosts (the namespaces share this file system).
-ch_kit_dirs() {
-  grep -lx "samba-perf-test kit $PK_ROOT/state" /tmp/samba-perf-test-client.*/.samba-perf-test-client 2>/dev/null || true
 }
 
 @test "start: smbd on the test address for the client hosts only, the prerouting rule, helpers on each host" {
