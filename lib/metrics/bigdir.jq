@@ -16,6 +16,12 @@ def bigdir_ms($line; $k):
     elif $k == "listing" then (if ($line.entries // 0) > 0 then $p / $line.entries else null end)
     else $p end;
 
+# bigdir_from_note: with client hosts, where the one connection came from (lib/metrics/bigdir.sh).
+def bigdir_from_note:
+  (setting("CLIENT_HOSTS") // "" | tostring | [splits("[[:space:]]+") | select(. != "")]) as $h
+  | if ($h | length) == 0 then []
+    else ["The connection was client host \($h[0])'s (the first of CLIENT_HOSTS), over its network: every time includes its round trip to the server."] end;
+
 # bigdir_server($ev): smbd's counts of the commands a big folder costs, from one measurement
 def bigdir_server($ev):
   ([{name: "x", ev: $ev}] | sv_server) as $s
@@ -76,8 +82,9 @@ def verdict:
                series: [bigdir_ops[] | .k as $k | {title: .t,
                  points: [$sizes[] | [.n, bigdir_ms(.line; $k)] | select(.[1] != null and .[1] > 0)]}
                  | select((.points | length) > 0)]},
-             notes: ["Each size is its own folder of empty files made on the server's file system; the client works on one connection, one operation at a time: a missing-name lookup is one SMB2 CREATE that fails with \"not found\"; an other-case lookup and a create are a CREATE and a CLOSE; a listing opens the folder, asks for entries (QUERY_DIRECTORY) until there are no more, and closes it.",
-                     "Windows names ignore case: where the share does too (Samba's default), a name that is not in the folder as written makes smbd read the whole folder before it can answer \"not found\" or create the file, so those costs grow with the folder."]}
+             notes: (["Each size is its own folder of empty files made on the server's file system; the client works on one connection, one operation at a time: a missing-name lookup is one SMB2 CREATE that fails with \"not found\"; an other-case lookup and a create are a CREATE and a CLOSE; a listing opens the folder, asks for entries (QUERY_DIRECTORY) until there are no more, and closes it.",
+                     "Windows names ignore case: where the share does too (Samba's default), a name that is not in the folder as written makes smbd read the whole folder before it can answer \"not found\" or create the file, so those costs grow with the folder."]
+                    + bigdir_from_note)}
              + (if $check then {count_check: ($check | del(.warning))} else {} end)),
            warnings: [($check.warning // empty),
              ($sizes[] | select((.line.othercase.not_found // 0) > 0)

@@ -1,14 +1,20 @@
 # lib/metrics/bigdir.sh: the bigdir metric: for each folder size of BIGDIR_SIZES, a folder of that
 # many empty files made on the server's file system (as the share's owner, not through SMB),
 # then through SMB on one connection (smb-bigdir): full listings, lookups of missing names and of
-# names in another case, and creates (raw/bigdir.SIZE.json); the folders are made once a run,
+# names in another case, and creates (raw/bigdir.SIZE.json); with client hosts (CLIENT_HOSTS,
+# lib/run/clienthosts.sh) that connection is the first client host's, over its network (one
+# client, one operation at a time: what one user of a big folder sees); the folders are made once a run,
 # kept for its repeats and removed at its end, also when it stops (bigdir_finish). Sourced;
 # functions only. Verdict: lib/metrics/bigdir.jq.
 
 # the sizes whose folder this run has made (bigdir_measure), never from the environment
 BIGDIR_FILLED=''
 
-bigdir_describe() { echo "folders of ${BIGDIR_SIZES// /, } files: listing, lookups and creates, $BIGDIR_OPS each"; }
+bigdir_describe() {
+  local from=''
+  if clienthosts_on; then from=" from client host ${CLIENT_HOSTS%% *}"; fi
+  echo "folders of ${BIGDIR_SIZES// /, } files: listing, lookups and creates, $BIGDIR_OPS each$from"
+}
 # per size: filling the folder once a run (here 2 to 45 s per 100,000 files: creating files
 # in a big folder is slow on a file system whose cache is small) and the helper's four phases
 # (each BIGDIR_SECONDS at most; short in a small folder)
@@ -42,8 +48,15 @@ bigdir_fill() {
 # removes them), then measured (raw/bigdir.SIZE.json); the files the helper created are removed
 # after each measurement, so that every repeat meets the same folder.
 bigdir_measure() {
-  local h top dir n why total=0
-  h=$(child_helper smb-bigdir) || return 1
+  local top dir n why total=0 unc=$KIT_UNC
+  local -a h
+  if clienthosts_on; then
+    clienthosts_helper_cmd h smb-bigdir || return 1
+    unc=$(clienthosts_unc)
+  else
+    h=("$(child_helper smb-bigdir)") || return 1
+    h+=(-A "$KIT_CREDENTIALS")
+  fi
   for n in $BIGDIR_SIZES; do total=$((total + n)); done
   [[ -n ${BIGDIR_FILLED:-} ]] || {
     # the folders of every size stay until the run ends; their entries take about 64 MB (with
@@ -72,7 +85,7 @@ bigdir_measure() {
     fi
     # four phases of BIGDIR_SECONDS, a listing's request may take 30 s, and the set-up
     measure "bigdir.$n" $((BIGDIR_SECONDS * 4 + 120)) -- \
-      "$h" -A "$KIT_CREDENTIALS" -n "$BIGDIR_OPS" -t "$BIGDIR_SECONDS" "$KIT_UNC/bigdir/$n" || true
+      "${h[@]}" -n "$BIGDIR_OPS" -t "$BIGDIR_SECONDS" "$unc/bigdir/$n" || true
     # find -P follows no link, not even a folder that was swapped for one
     find "$dir" -maxdepth 1 -name 'Kit-New-*' -type f -delete 2>/dev/null || true
   done

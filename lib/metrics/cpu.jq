@@ -18,7 +18,7 @@ def per_read:
       {per_read_us: per_op($u; $n), reads: $n, cpu_us: $u, method: "the randread run (fio through the cifs mount; smbd CPU over \($fc.over))", run: "randread"}
     elif $r.ok == true and ($r.ops // 0) > 0 and $ru.used_us != null then
       {per_read_us: $ru.per_op_us, reads: $ru.ops, cpu_us: $ru.used_us,
-       method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient; smbd CPU over \($ru.over)), because \(why_not("randread"))",
+       method: "a run of its own with 4 smb-readers clients (4 KiB random reads over libsmbclient\(if ($r.client_hosts | type) == "array" then ", split over \($r.client_hosts | length) client hosts: \([$r.client_hosts[] | "\(.host) \(.clients // 0)"] | join(", "))" else "" end); smbd CPU over \($ru.over)), because \(why_not("randread"))",
        run: "cpu.readers"}
     else null end;
 

@@ -1,8 +1,15 @@
 # lib/metrics/startup.sh: the startup metric (start command -> first login works) and its
-# recovery row (start command -> the mounted client can write again). Sourced; functions only.
-# Verdict: lib/metrics/startup.jq (both rows).
+# recovery row (start command -> the mounted client can write again). With client hosts
+# (lib/run/clienthosts.sh) the login is tried from the first client host, through its address
+# toward the server; its clock's offset from this one is read each round (raw/startup.N.clock.json)
+# and taken out by the verdict. The recovery row stays this machine's mount. Sourced; functions
+# only. Verdict: lib/metrics/startup.jq (both rows).
 
-startup_describe() { echo "$STARTUP_ROUNDS stop/start rounds of the test smbd"; }
+startup_describe() {
+  local from=''
+  if clienthosts_on; then from=", logins from client host ${CLIENT_HOSTS%% *}"; fi
+  echo "$STARTUP_ROUNDS stop/start rounds of the test smbd$from"
+}
 startup_needs() { :; }
 # once whatever REPEAT says: its STARTUP_ROUNDS rounds are its repeats (startup.jq), and its
 # figure is the slowest round
@@ -17,19 +24,42 @@ startup_probe_touch() {
   timeout -k 2 10 touch "$1" 2>/dev/null
 }
 
+# startup_login_cmd VAR N: set the array VAR to round N's smb-wait-login command up to its
+# target, and STARTUP_PAUSE to the seconds it needs to be trying before the start command: here
+# 0.05; on the first client host the remote call's round trip twice (its clock read first, into
+# raw/startup.N.clock.json; 1 s when it could not be read). 1 when the helper is missing.
+startup_login_cmd() {
+  local -n _c=$1
+  local rtt
+  STARTUP_PAUSE=0.05
+  if ! clienthosts_on; then
+    _c=("$(child_helper smb-wait-login)") || return 1
+    _c+=(-A "$KIT_CREDENTIALS" -i 10 -t 45 "//$CLIENT_ADDR:445/$SHARE_NAME")
+    return 0
+  fi
+  clienthosts_helper_cmd _c smb-wait-login || return 1
+  _c+=(-i 10 -t 45 "//$CLIENT_HOSTS_SERVER_ADDR:445/$SHARE_NAME")
+  STARTUP_PAUSE=1
+  clienthosts_clock "${KIT_CLIENT_DIRS%%=*}" >"$RUN_DIR/raw/startup.$2.clock.json" 2>/dev/null || return 0
+  rtt=$(jq -r '.rtt_ns' "$RUN_DIR/raw/startup.$2.clock.json") || return 0
+  [[ $rtt =~ ^[0-9]+$ ]] || return 0
+  STARTUP_PAUSE=$(awk -v r="$rtt" 'BEGIN { p = 2 * r / 1e9; printf "%.3f", (p < 0.05 ? 0.05 : p) }')
+}
+
 # startup_round N: one stop/start round: raw/startup.N.json (smb-wait-login's line, started
 # before the start command) and raw/startup.N.times.json (realtime ns of the start command and
 # of the mounted client's first write, the error of the round). 1 when the helper is missing.
 startup_round() {
-  local n=$1 h raw=$RUN_DIR/raw t0 recovered='' err='' probe
-  h=$(child_helper smb-wait-login) || return 1
+  local n=$1 raw=$RUN_DIR/raw t0 recovered='' err='' probe
+  local -a h
+  startup_login_cmd h "$n" || return 1
   if ! (service_stop) >>"$raw/startup.log" 2>&1; then
     err="the test server did not stop (see raw/startup.log)"
   else
     # port 445 pinned (the nft redirect's): libsmbclient would else also try 139, where another
     # Samba may answer while the test smbd is down (start-samba.sh pins it too)
-    child_start 60 "$raw/startup.$n.json" "$h" -A "$KIT_CREDENTIALS" -i 10 -t 45 "//$CLIENT_ADDR:445/$SHARE_NAME"
-    sleep 0.05
+    child_start 60 "$raw/startup.$n.json" "${h[@]}"
+    sleep "$STARTUP_PAUSE"
     t0=$(date +%s%N)
     run_service_start >>"$raw/startup.log" 2>&1 || err="the start command failed (see raw/startup.log)"
     state_load || true

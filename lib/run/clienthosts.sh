@@ -9,7 +9,7 @@
 
 CLIENTHOSTS_MARK='samba-perf-test kit'
 CLIENTHOSTS_PREFIX=samba-perf-test-client
-CLIENTHOSTS_HELPERS='smb-wait-login smb-login-storm smb-files smb-readers smb-hold'
+CLIENTHOSTS_HELPERS='smb-wait-login smb-login-storm smb-files smb-readers smb-hold smb-bigdir'
 CLIENTHOSTS_TIMEOUT=20 # s for one short remote command (ssh's connect included)
 
 # clienthosts_on: true when client hosts are set.
@@ -74,6 +74,32 @@ clienthosts_measure() {
   clienthosts_ready || return 1
   measure "$name" "$limit" -- "$KIT_ROOT/lib/run/clienthosts-fanout.sh" "${opt[@]}" "$RUN_DIR/raw/$name" "$CLIENT_SHELL" \
     "$KIT_CLIENT_DIRS" "$@" || true
+}
+
+# clienthosts_helper_cmd VAR HELPER: set the array VAR to the command that runs HELPER on the
+# first client host (KIT_CLIENT_DIRS' first 'HOST=DIR'), where the metrics of one client run
+# (bigdir, startup): CLIENT_SHELL HOST DIR/HELPER -A DIR/credentials; the caller adds the
+# helper's arguments. 1 (run_why) when start-samba.sh put no helpers there.
+clienthosts_helper_cmd() {
+  local -n _cmd=$1
+  clienthosts_ready || return 1
+  local pair=${KIT_CLIENT_DIRS%% *}
+  read -ra _cmd <<<"$CLIENT_SHELL"
+  _cmd+=("${pair%%=*}" "${pair#*=}/$2" -A "${pair#*=}/credentials")
+}
+
+# clienthosts_clock HOST: print HOST's realtime clock against this machine's as one JSON line
+# {host, offset_ns, rtt_ns}: the host's `date +%s%N` read between two readings here, its offset
+# from their midpoint (NTP's estimate: off by at most rtt_ns / 2, the whole remote call with
+# the remote shell's start included). 1 when the host gave no time.
+clienthosts_clock() {
+  local t1 t2 r
+  t1=$(date +%s%N)
+  r=$(clienthosts_sh "$CLIENTHOSTS_TIMEOUT" "$1" date +%s%N 2>/dev/null) || return 1
+  t2=$(date +%s%N)
+  [[ $r =~ ^[0-9]{10,}$ ]] || return 1
+  jq -cn --arg h "$1" --argjson r "$r" --argjson a "$t1" --argjson b "$t2" \
+    '{host: $h, offset_ns: ($r - ($a + $b) / 2 | round), rtt_ns: ($b - $a)}'
 }
 
 # clienthosts_unc: the share as the client hosts reach it (port 445 of CLIENT_HOSTS_SERVER_ADDR).

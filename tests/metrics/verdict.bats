@@ -191,6 +191,30 @@ with_profile() {
   assert_output 'SKIP|null|kernel has no cifs support|false'
 }
 
+@test "verdict: startup from a client host: its clock's offset taken out, a helper that began late or an unread clock is no time" {
+  local n
+  CLIENT_HOSTS="ws1 ws2"
+  export CLIENT_HOSTS
+  # round 1: ws1's clock 30 ms ahead (read with a 4 ms round trip); round 2: its first attempt
+  # worked (the helper began after the server was ready); round 3: no clock
+  cp "$RUN_DIR/raw/startup.1.json" "$RUN_DIR/raw/startup.3.json"
+  cp "$RUN_DIR/raw/startup.1.times.json" "$RUN_DIR/raw/startup.3.times.json"
+  for n in 1 2; do
+    jq -cn '{host: "ws1", offset_ns: 30000000, rtt_ns: 4000000}' >"$RUN_DIR/raw/startup.$n.clock.json"
+  done
+  jq -c '.attempts = 1' "$RUN_DIR/raw/startup.2.json" >"$RUN_DIR/raw/x" && mv "$RUN_DIR/raw/x" "$RUN_DIR/raw/startup.2.json"
+  judge startup
+  run jq -n --slurpfile h "$RUN_DIR/raw/startup.1.json" --slurpfile t "$RUN_DIR/raw/startup.1.times.json" \
+    --slurpfile m "$RUN_DIR/metrics/startup.json" -r '$m[0].details.rounds as $r
+    | [$r[0].login_ms == ((($h[0].first_success_ns - 30000000 - $t[0].start_ns) / 1e5 | round) / 10),
+       $r[1].login_ms == null, $r[2].login_ms == null, $m[0].status == "FAIL", $m[0].value == null] | all,
+      $r[1].error, $r[2].error, $m[0].details.notes[-1]'
+  assert_line -n 0 true
+  assert_line -n 1 "the helper on client host ws1 began after the server was ready (its first attempt worked): not a time of the start"
+  assert_line -n 2 "the client host's clock could not be read (its time of the first login is on that clock)"
+  assert_line -n 3 "The logins were tried from client host ws1, over its network; its clock was 30 ms off this machine's, taken out of each round (read through the remote shell each round: uncertain by up to 2 ms)."
+}
+
 @test "verdict: memory: PSS per held connection from the before and during lines, in decimal MB like every MB of the kit" {
   judge memory
   run jq -n --slurpfile a "$RUN_DIR/raw/memory.pss-before.json" --slurpfile b "$RUN_DIR/raw/memory.pss-during.json" \

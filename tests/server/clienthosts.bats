@@ -5,7 +5,9 @@
 # bound to its own address on each host), the fio metrics' SKIP without cifs, the login, metadata, memory and concurrency metrics
 # from both hosts at once (per host, merged, fairness, smbd's count = the clients' sum; for login
 # and concurrency also = the requests tshark saw on the test address; each host's client CPU and
-# the report's line on the server's machine), and stop and cleanup leaving nothing on any host.
+# the report's line on the server's machine), bigdir and startup from the first host (the wire
+# again; startup's clock offset), cpu's reader run split over both, and stop and cleanup leaving
+# nothing on any host.
 # The refusals before anything changes: clienthosts-refuse.bats.
 # Runs under the shared lock (it starts a kit).
 
@@ -228,6 +230,67 @@ ch_last_run() {
   w=$(wire_req "$BATS_TEST_TMPDIR/concurrency.req" 8)
   echo "# concurrency, steps 1 and 4 from 2 client hosts: the clients' sum $c reads, smbd $s Read calls, the wire $w READ requests" >&3
   [[ $c == "$s" && $s == "$w" ]] || fail "reads: the clients $c, smbd $s, the wire $w READ requests"
+}
+
+@test "bigdir from the first client host: its one connection's opens = smbd's Create count = the CREATEs on the wire" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  BIGDIR_SIZES="100 1000" BIGDIR_OPS=5 BIGDIR_SECONDS=1 ch_wire_run bigdir bigdir
+  local run_dir o w s st vt ok note
+  run_dir=$(ch_last_run bigdir.1000.json)
+  [[ -n $run_dir ]] || fail "no bigdir run: $output"
+  run jq -r '[.status, (.value | type), .details.count_check.client, .details.count_check.server, .details.count_check.ok,
+    (.details.notes[-1])] | @tsv' "$run_dir/metrics/bigdir.json"
+  IFS=$'\t' read -r st vt o s ok note <<<"$output"
+  [[ $vt == number && $ok == true ]] || fail "bigdir row: $output"
+  [[ $note == "The connection was client host ${NETNS_HOSTS%% *}'s (the first of CLIENT_HOSTS), over its network: every time includes its round trip to the server." ]] ||
+    fail "note: $note"
+  # every CREATE the helper made came over the client hosts' link (none over loopback from here)
+  w=$(wire_req "$BATS_TEST_TMPDIR/bigdir.req" 5)
+  echo "# bigdir from client host ${NETNS_HOSTS%% *} ($st): the helper's opens $o, smbd's Create calls $s, the wire $w CREATE requests" >&3
+  [[ $o == "$s" && $s == "$w" ]] || fail "opens: the helper $o, smbd $s, the wire $w CREATE requests"
+  [[ ! -e $PK_ROOT/share/bigdir ]] || fail "the bigdir folders were left"
+}
+
+@test "startup from the first client host: each round's login timed on its clock with the offset taken out, the NEGOTIATEs on the wire" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  ch_wire_run startup startup
+  local run_dir n w
+  run_dir=$(ch_last_run startup.1.clock.json)
+  [[ -n $run_dir ]] || fail "no clock of round 1: $output"
+  # STARTUP_ROUNDS=2; namespaces share this clock: the offset is small, the round trip known
+  for n in 1 2; do
+    jq -e --arg h "${NETNS_HOSTS%% *}" '.host == $h and (.offset_ns | fabs) < .rtt_ns and .rtt_ns > 0' \
+      "$run_dir/raw/startup.$n.clock.json" >/dev/null || fail "round $n clock: $(cat "$run_dir/raw/startup.$n.clock.json")"
+    jq -e '.ok == true and .attempts > 1' "$run_dir/raw/startup.$n.json" >/dev/null ||
+      fail "round $n: $(cat "$run_dir/raw/startup.$n.json")"
+  done
+  run jq -r '[.status, (.value | type), (.details.rounds | map(.login_ms | type) | join(" ")), .details.notes[-1]] | @tsv' \
+    "$run_dir/metrics/startup.json"
+  [[ $output == *$'\tnumber\tnumber number\tThe logins were tried from client host '"${NETNS_HOSTS%% *}"', over its network; its clock was '* ]] ||
+    fail "startup row: $output"
+  # each round's successful login is a connection from the client host: at least one NEGOTIATE a round
+  w=$(wire_req "$BATS_TEST_TMPDIR/startup.req" 0)
+  echo "# startup from client host ${NETNS_HOSTS%% *}: $(jq -r '[.details.rounds[].login_ms] | map(tostring) | join(", ")' "$run_dir/metrics/startup.json") ms; $w NEGOTIATE requests on the wire" >&3
+  ((w >= 2)) || fail "want a NEGOTIATE a round on the client hosts' link, saw $w"
+}
+
+@test "cpu's reader run from both client hosts: its 4 clients split over them, smbd's Read count = the clients' sum" {
+  [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
+  run "$KIT_ROOT/test-samba.sh" cpu
+  local run_dir h c s
+  run_dir=$(ch_last_run cpu.readers.json)
+  [[ -n $run_dir ]] || fail "no reader run of cpu: $output"
+  for h in $NETNS_HOSTS; do
+    jq -e '.ok == true and .clients == 2 and .ops > 0' "$run_dir/raw/cpu.readers.client-$h.json" >/dev/null ||
+      fail "host $h: $(cat "$run_dir/raw/cpu.readers.client-$h.json")"
+  done
+  [[ -s $run_dir/raw/cpu.login.client-${NETNS_HOSTS%% *}.json ]] || fail "cpu's login run did not come from the client hosts: $(ls "$run_dir/raw")"
+  c=$(jq -s 'map(.ops + .late_ops + .errors) | add' "$run_dir"/raw/cpu.readers.client-*.json)
+  s=$(jq '[.probes.profile.commands[] | select(.command == "read") | .calls] | add' "$run_dir/raw/cpu.readers.evidence.json")
+  run jq -r '[.status, (.value | type), .details.reads, .details.notes[0]] | @tsv' "$run_dir/metrics/cpu.json"
+  echo "# cpu from 2 client hosts: ${output%%$'\t'CPU*}; the clients' sum $c reads, smbd $s Read calls" >&3
+  [[ $output == *$'\tnumber\t'*"split over 2 client hosts: ${NETNS_HOSTS%% *} 2, ${NETNS_HOSTS##* } 2;"* ]] || fail "cpu row: $output"
+  [[ $c == "$s" ]] || fail "reads: the clients $c, smbd $s"
 }
 
 @test "the fio metrics from client hosts without the kernel cifs client: SKIP naming the host, never a number" {
