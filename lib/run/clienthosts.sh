@@ -9,7 +9,6 @@
 
 CLIENTHOSTS_MARK='samba-perf-test kit'
 CLIENTHOSTS_PREFIX=samba-perf-test-client
-CLIENTHOSTS_HELPERS='smb-wait-login smb-login-storm smb-files smb-readers smb-hold smb-bigdir'
 CLIENTHOSTS_TIMEOUT=20 # s for one short remote command (ssh's connect included)
 
 # clienthosts_on: true when client hosts are set.
@@ -77,8 +76,8 @@ clienthosts_measure() {
 }
 
 # clienthosts_helper_cmd VAR HELPER: set the array VAR to the command that runs HELPER on the
-# first client host (KIT_CLIENT_DIRS' first 'HOST=DIR'), where the metrics of one client run
-# (bigdir, startup): CLIENT_SHELL HOST DIR/HELPER -A DIR/credentials; the caller adds the
+# first client host (KIT_CLIENT_DIRS' first 'HOST=DIR'), where the metrics of one client run:
+# CLIENT_SHELL HOST DIR/HELPER -A DIR/credentials; the caller adds the
 # helper's arguments. 1 (run_why) when start-samba.sh put no helpers there.
 clienthosts_helper_cmd() {
   local -n _cmd=$1
@@ -222,12 +221,15 @@ clienthosts_smbconf_allow() {
 # pass it to lib/run/clienthosts-fanout.sh, and the report says it).
 clienthosts_deploy() {
   local host dir stage h dirs=''
+  local -a helpers
   clienthosts_on || return 0
   KIT_CLIENT_MACHINE=${CLIENTHOSTS_MACHINE:-}
   state_set KIT_CLIENT_MACHINE "$KIT_CLIENT_MACHINE"
   stage=$(mktemp -d)
   common_tmp_track "$stage"
-  for h in $CLIENTHOSTS_HELPERS; do cp "$KIT_ROOT/helpers/$h" "$stage/"; done
+  # the SMB clients, every one (the server-side helpers cgcpu and pss-sum stay here)
+  read -ra helpers < <(sed -n 's/^SMB_BIN = //p' "$KIT_ROOT/helpers/Makefile")
+  for h in "${helpers[@]}"; do cp "$KIT_ROOT/helpers/$h" "$stage/" || die "helper '$h' is not built"; done
   install -m 0600 "$KIT_CREDENTIALS" "$stage/credentials"
   printf '%s %s\n' "$CLIENTHOSTS_MARK" "$STATE_DIR" >"$stage/.$CLIENTHOSTS_PREFIX"
   for host in $CLIENT_HOSTS; do
