@@ -225,7 +225,7 @@ settings_validate() {
   [[ $NFT_TABLE =~ ^[A-Za-z][A-Za-z0-9_]{0,31}$ ]] ||
     settings_bad NFT_TABLE "use 1-32 letters, digits or '_', starting with a letter"
   settings_results_dir "$KIT_ROOT"
-  for key in INSTALL_PACKAGES ENCRYPTION STRICT_SYNC USE_SENDFILE DROP_CACHES; do
+  for key in INSTALL_PACKAGES ENCRYPTION STRICT_SYNC USE_SENDFILE DROP_CACHES WIRE_PROBE; do
     settings_enum "$key" yes no
   done
   settings_enum SIGNING default mandatory disabled

@@ -122,20 +122,57 @@ def cifs_counts($ev):
           host_reconnects: (if d("session_reconnects") == null then null else d("session_reconnects") + d("share_reconnects") end)}
     end;
 
+# sv_wire_opcode: smbd's counter names (and "connects": one NEGOTIATE each) -> the SMB2 command
+# numbers the wire probe counts by (lib/probes/wire.sh).
+def sv_wire_opcode:
+  {connects: 0, negprot: 0, sesssetup: 1, logoff: 2, tcon: 3, tdis: 4, create: 5, close: 6, flush: 7,
+   read: 8, write: 9, lock: 10, ioctl: 11, cancel: 12, keepalive: 13, find: 14, notify: 15,
+   getinfo: 16, setinfo: 17, break: 18};
+
+# sv_wire_name: an SMB2 command number (sv_wire_opcode) -> its name as the protocol spells it.
+def sv_wire_name:
+  ["NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CREATE", "CLOSE", "FLUSH",
+   "READ", "WRITE", "LOCK", "IOCTL", "CANCEL", "ECHO", "QUERY_DIRECTORY", "CHANGE_NOTIFY", "QUERY_INFO",
+   "SET_INFO", "OPLOCK_BREAK"][.] // "command \(.)";
+
+# sv_wire: the evidence list -> its wire probe added up: {available, requests {"CMD": N}}, or
+# {available: false, reason}; null when no measurement had it on (WIRE_PROBE=no).
+def sv_wire:
+  [.[] | .ev.probes.wire | select(type == "object")] as $w
+  | if ($w | length) == 0 or all($w[]; .available != true and ((.reason // "") | startswith("WIRE_PROBE=no"))) then null
+    elif any($w[]; .available != true) then {available: false, reason: (first($w[] | select(.available != true)) | .reason // "no capture")}
+    else {available: true, requests: (reduce ($w[] | .requests | to_entries[]) as $e ({}; .[$e.key] += $e.value))} end;
+
+# sv_wire_count($wire; $smbd): the count check's wire part: {wire (the requests of the commands
+# $smbd names, sv_count), wire_interfaces}, or {wire_why} when the capture was on but gave none;
+# {} without the probe.
+def sv_wire_count($wire; $smbd):
+  if $wire == null then {}
+  elif $wire.available != true then {wire_why: $wire.reason}
+  else [(if $smbd == "connects" then ["connects"] else $smbd end)[] | sv_wire_opcode[.] | select(. != null)] as $ops
+    | {wire: ([$ops[] | $wire.requests[tostring] // 0] | add // 0), wire_what: ($ops | map(sv_wire_name) | join(" and "))}
+  end;
+
 # sv_count($server; $count): what the client said it did against what smbd counted (docs/server-view.md:
 # checked on a real smbd). $count is the metric's declaration (docs/CONTRACTS.md section 6, the
 # key count of its verdict's head or body): {what (words), client (its count: a number, else
 # there is no check), smbd (the SMB2 commands whose calls must add up to it, by smbd's counter
 # names, ["read", "write"]; or "connects"), kernel (optional: the kernel client's count, shown
 # beside)}. null without a declaration, a client count or the server's counters.
-def sv_count($server; $count):
+def sv_count($server; $count; $wire):
   if ($server.available | not) or ($count | type) != "object" or ($count.client | type) != "number" then null
   else
     (if $count.smbd == "connects" then $server.connects
      else [$server.commands[] | select(.samba as $s | $count.smbd | index([$s])) | .calls] | add // 0 end) as $n
     | profile_count_check($count.what; $count.client; $n; sv_tolerance_pct)
       + (if $count | has("kernel") then {kernel: $count.kernel} else {} end)
+      + sv_wire_count($wire; $count.smbd)
+    | if .wire != null and .warning == null and (profile_count_check("x"; .server; .wire; sv_tolerance_pct) | .ok | not) then
+        .warning = "the wire carried \(.wire) \(.wire_what) requests, smbd counted \(.server) \(.what) (tolerance \(.tolerance_pct) %)"
+      else . end
   end;
+def sv_count($server; $count): sv_count($server; $count; null);
+
 
 # serverview($metric; $view; $of; $count): the raw files -> {details: {server, cpu[, count_check]},
 # warnings: [...]}, of the measurements $view names (null: sv_evidence's rule); $of says in
@@ -149,7 +186,7 @@ def serverview($metric; $view; $of; $count):
     ($evs | sv_server | if $of and .available then .of = $of | .view = $view else . end) as $server
   | ($evs | sv_cpu) as $cpu
   | ($evs | sv_client_hosts($raw; $cpu)) as $ch
-  | sv_count($server; $count) as $check
+  | sv_count($server; $count; $evs | sv_wire) as $check
   | {details: ({server: $server, cpu: ($cpu | del(.runs) | if $ch then .client_hosts = $ch else . end)}
        + (if $check then {count_check: ($check | del(.warning))} else {} end)),
      # the client-CPU warnings of every measurement of the metric, not only of the view's
@@ -236,7 +273,9 @@ def sv_check_md:
   if . == null then empty
   else "Client against server: the client reported \(.client) \(.what), smbd counted \(.server) (\(
     if .diff_pct == 0 then "equal" else "\((.diff_pct * 10 | round) / 10) %" end); tolerance \(.tolerance_pct) %)\(
-    if .kernel != null then "; the kernel client (/proc/fs/cifs/Stats) counted \(.kernel)" else "" end)."
+    if .kernel != null then "; the kernel client (/proc/fs/cifs/Stats) counted \(.kernel)" else "" end)\(
+    if .wire != null then "; the wire (tshark on the kit's ports) carried \(.wire) \(.wire_what) requests" + (if .wire == .server then ", as smbd counted" else "" end)
+    elif .wire_why then "; the wire was not counted (\(.wire_why))" else "" end)."
   end;
 
 # sv_brief_md($metric): details.server -> one sentence for the report's section of $metric: what

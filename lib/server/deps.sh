@@ -64,6 +64,8 @@ semanage - policycoreutils-python-utils
 gnuplot gnuplot-nox gnuplot
 cmark-gfm cmark-gfm -
 EOF
+  # the wire probe (WIRE_PROBE=yes, lib/probes/wire.sh) captures with dumpcap, counts with tshark
+  [[ ${WIRE_PROBE:-no} != yes ]] || printf '%s\n' 'dumpcap tshark wireshark-cli' 'tshark tshark wireshark-cli'
 }
 
 # deps_column FAMILY: the deps_table column of FAMILY's package names; 1 when unknown.

@@ -17,62 +17,25 @@
 #   wire_getinfo_classes PCAP PORTS  'CLASS COUNT' lines: the GETINFO requests by info type
 #                            (0x01 file, 0x02 file system, 0x03 security)
 
-# The capture filter also takes UDP to WIRE_PROBE_PORT on the probe address, where nothing
-# listens. wire_start sends datagrams there until one is in the file, so the capture has really
-# begun (tshark says "Capturing on" a little before it captures); wire_stop sends one more and
-# waits until it is in the file, so every packet before it is too: stopped at once, a capture
-# that lags behind (a busy machine) lost its last packets without counting them as dropped.
-WIRE_PROBE_PORT=4409
-
-# wire_probes: the probe datagrams in the capture so far
-wire_probes() {
-  tshark -r "$WIRE_PCAP" -Y "udp.dstport == $WIRE_PROBE_PORT" 2>/dev/null | wc -l
-}
-
-# wire_probe_more N: send a probe; true once the capture holds more than N probes
-wire_probe_more() {
-  { echo probe >"/dev/udp/$WIRE_PROBE/$WIRE_PROBE_PORT"; } 2>/dev/null || true
-  [[ -s $WIRE_PCAP ]] && (($(wire_probes) > $1))
-}
+# The capture, its sync datagrams and the decoding are the kit's own wire probe's
+# (lib/probes/wire.sh: probe_wire_start, probe_wire_stop, probe_wire_requests), so these checks
+# also check it.
+# shellcheck source=lib/common.sh
+source "$KIT_ROOT/lib/common.sh"
+# shellcheck source=lib/probes/wire.sh
+source "$KIT_ROOT/lib/probes/wire.sh"
 
 wire_start() { # <pcap> <ports> [<interface> <probe address>]
-  local pcap=$1 dev=${3:-lo} i p tcp=''
-  for p in $2; do tcp+=" or tcp port $p"; done
-  WIRE_PROBE=${4:-127.0.0.1}
-  WIRE_ERR=$pcap.err
-  WIRE_PCAP=$pcap
-  timeout 300 tshark -i "$dev" -f "${tcp# or } or (udp dst port $WIRE_PROBE_PORT)" -s 256 -B 64 \
-    -w "$pcap" 2>"$WIRE_ERR" 3>&- &
-  WIRE_PID=$!
-  for ((i = 0; i < 200; i++)); do
-    wire_probe_more 0 && return 0
-    kill -0 "$WIRE_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "tshark did not start capturing on $dev: $(cat "$WIRE_ERR")" >&2
-  wire_stop
-  return 1
+  WIRE_PCAP=$1 WIRE_SYNC=${4:-127.0.0.1} WIRE_PID=''
+  probe_wire_start "$1" "${3:-lo}" "$2" "" "$WIRE_SYNC" 300 || return 1
+  WIRE_PID=$PROBE_WIRE_PID
 }
 
 wire_stop() {
-  local n i rc=0
+  local rc=0
   [[ -n ${WIRE_PID:-} ]] || return 0
-  n=$(wire_probes)
-  for ((i = 0; i < 300; i++)); do
-    wire_probe_more "$n" && break
-    sleep 0.1
-  done
-  if ((i == 300)); then
-    echo "the capture did not catch up within 30 s" >&2
-    rc=1
-  fi
-  kill -INT "$WIRE_PID" 2>/dev/null || true
-  wait "$WIRE_PID" 2>/dev/null || true
+  probe_wire_stop "$WIRE_PID" "$WIRE_PCAP" "$WIRE_SYNC" || rc=1
   WIRE_PID=
-  if grep -iE '[1-9][0-9]* packets? dropped' "$WIRE_ERR" >&2; then
-    echo "tshark dropped packets: the wire count is incomplete" >&2
-    rc=1
-  fi
   return $rc
 }
 
@@ -83,15 +46,7 @@ wire_decode() {
 }
 
 wire_requests() { # <pcap> <ports>
-  local -a d
-  mapfile -t d < <(wire_decode "$2")
-  tshark -r "$1" "${d[@]}" -Y 'smb2' -T fields -e smb2.cmd -e smb2.flags.response \
-    2>/dev/null |
-    awk -F'\t' '{
-      n = split($1, c, ","); split($2, r, ",")
-      for (i = 1; i <= n; i++) if (r[i] == "0" || r[i] == "False") q[c[i]]++
-    }
-    END { for (k in q) print k, q[k] }'
+  probe_wire_requests "$1" "$2" | grep -v '^transform '
 }
 
 wire_req() { # <listing> <cmd>

@@ -90,7 +90,8 @@ ch_wire_run() {
 
 @test "login from both client hosts at once: per host, merged, fairness, the clients' sum = smbd's count = the NEGOTIATEs on the wire" {
   [[ -d $PK_ROOT/state ]] || skip "the kit did not start"
-  ch_wire_run login login
+  # the kit's own wire probe on too (lib/probes/wire.sh, on the interface of the test address)
+  WIRE_PROBE=yes ch_wire_run login login
   local run_dir h
   run_dir=$(find "$PK_ROOT/results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
   for h in $NETNS_HOSTS; do
@@ -121,6 +122,11 @@ ch_wire_run() {
   echo "# login from 2 client hosts: the clients' sum $c logins, smbd $s connects, the wire $w NEGOTIATE ($ss SESSION_SETUP) requests" >&3
   [[ $c == "$s" && $s == "$w" ]] || fail "logins: the clients $c, smbd $s, the wire $w NEGOTIATE requests"
   grep -q "Jain's index" "$run_dir/metrics/login.json" || fail "no fairness note"
+  # the kit's probe counted what the test's capture did, and the report says it
+  run jq -r '"\(.details.count_check.wire) \(.details.count_check.wire_what)"' "$run_dir/metrics/login.json"
+  assert_output "$w NEGOTIATE"
+  run grep -cF "the wire (tshark on the kit's ports) carried $w NEGOTIATE requests, as smbd counted." "$run_dir/report.md"
+  assert_output 1
 }
 
 # ch_last_run RAW: the newest run folder that has raw/RAW.

@@ -329,6 +329,49 @@ calls() {
   ((${#why[@]} == 0)) || fail "$(printf '%s\n' "${why[@]}" "smb-files: $(jq -c 'del(.hist)' <<<"$files")" "smb-login-storm: $(jq -c 'del(.hist)' <<<"$login")")"
 }
 
+@test "wire probe: smb-readers' reads = smbd's Read calls = the probe's READ requests; encrypted traffic and WIRE_PROBE=no are said" {
+  live
+  kit_require_cmd tshark dumpcap smbclient
+  # shellcheck source=lib/run/clienthosts.sh
+  source "$KIT_ROOT/lib/run/clienthosts.sh"
+  # shellcheck source=lib/probes/wire.sh
+  source "$KIT_ROOT/lib/probes/wire.sh"
+  local w=$BATS_TEST_TMPDIR/wire ops r
+  WIRE_PROBE=yes TEST_PORT=$PORT CLIENT_ADDR=127.0.0.1 CLIENT_HOSTS=''
+  mkdir -p "$w"
+  probe_wire_before t "$w"
+  [[ -s $w/pid && ! -e $w/skip ]] || fail "no capture: $(cat "$w/skip" "$w/start.err" 2>/dev/null)"
+  measure_like t "$H/smb-readers" -A "$SMBD_CREDS" -c 2 -d 1 -b 4096 "$UNC/data.0"
+  probe_wire_after t "$w"
+  ops=$(jq '.ops + .late_ops + .errors' "$RUN_DIR/raw/t.json")
+  run jq -c --argjson ops "$ops" --argjson smbd "$(calls read)" \
+    '[.available, .interfaces, .requests["8"] == $ops, .requests["8"] == $smbd, .requests["0"]]' "$w/result.json"
+  echo "# wire probe: smb-readers $ops reads, smbd $(calls read) Read calls, the wire $(jq '.requests["8"]' "$w/result.json") READ requests" >&3
+  assert_output '[true,["lo"],true,true,2]'
+  [[ ! -e $w/cap.pcapng ]] || fail "the capture was kept"
+  # the count check says the wire beside smbd's count
+  jq -c --slurpfile p "$w/result.json" '.probes.wire = $p[0]' "$RUN_DIR/raw/t.evidence.json" >"$RUN_DIR/raw/t2.evidence.json"
+  run jq -L "$KIT_ROOT/lib" -r --argjson ops "$ops" 'include "run/serverview";
+    [{ev: .}] | sv_count(sv_server; {what: "reads", client: $ops, smbd: ["read"]}; sv_wire) | sv_check_md' "$RUN_DIR/raw/t2.evidence.json"
+  assert_output "Client against server: the client reported $ops reads, smbd counted $ops (equal; tolerance 1 %); the wire (tshark on the kit's ports) carried $ops READ requests, as smbd counted."
+  # SMB3 encryption: the commands cannot be read, and the probe says so rather than count 0
+  rm -rf "$w" && mkdir -p "$w"
+  probe_wire_before e "$w"
+  run timeout 20 smbclient -A "$SMBD_CREDS" -p "$PORT" --client-protection=encrypt "//127.0.0.1/perf" -c ls
+  assert_success
+  probe_wire_after e "$w"
+  run jq -r '"\(.available) \(.reason)"' "$w/result.json"
+  assert_output --regexp '^false the traffic is encrypted \(SMB3\): tshark cannot read the commands of [0-9]+ messages$'
+  # off (the default): no capture, and the reason
+  rm -rf "$w" && mkdir -p "$w"
+  WIRE_PROBE=no
+  probe_wire_before o "$w"
+  probe_wire_after o "$w"
+  [[ ! -e $w/pid ]] || fail "a capture with WIRE_PROBE=no"
+  run jq -r '.reason' "$w/result.json"
+  assert_output "WIRE_PROBE=no (the capture is opt-in: it takes CPU beside the server)"
+}
+
 @test "profile probe: smbd profiling level = off is reported, and nothing fails" {
   live
   local conf=$BATS_TEST_TMPDIR/off.conf
