@@ -220,8 +220,7 @@ clienthosts_smbconf_allow() {
 # clienthosts_preflight's CLIENTHOSTS_MACHINE, which client hosts are this machine (the runs
 # pass it to lib/run/clienthosts-fanout.sh, and the report says it).
 clienthosts_deploy() {
-  local host dir stage h dirs=''
-  local -a helpers
+  local host dir stage h dirs='' helpers
   clienthosts_on || return 0
   KIT_CLIENT_MACHINE=${CLIENTHOSTS_MACHINE:-}
   state_set KIT_CLIENT_MACHINE "$KIT_CLIENT_MACHINE"
