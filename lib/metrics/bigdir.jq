@@ -18,7 +18,7 @@ def bigdir_ms($line; $k):
 
 # bigdir_from_note: with client hosts, where the one connection came from (lib/metrics/bigdir.sh).
 def bigdir_from_note:
-  (setting("CLIENT_HOSTS") // "" | tostring | [splits("[[:space:]]+") | select(. != "")]) as $h
+  client_host_names as $h
   | if ($h | length) == 0 then []
     else ["The connection was client host \($h[0])'s (the first of CLIENT_HOSTS), over its network: every time includes its round trip to the server."] end;
 

@@ -48,15 +48,10 @@ bigdir_fill() {
 # removes them), then measured (raw/bigdir.SIZE.json); the files the helper created are removed
 # after each measurement, so that every repeat meets the same folder.
 bigdir_measure() {
-  local top dir n why total=0 unc=$KIT_UNC
+  local top dir n why total=0 unc
   local -a h
-  if clienthosts_on; then
-    clienthosts_helper_cmd h smb-bigdir || return 1
-    unc=$(clienthosts_unc)
-  else
-    h=("$(child_helper smb-bigdir)") || return 1
-    h+=(-A "$KIT_CREDENTIALS")
-  fi
+  child_client_cmd h smb-bigdir || return 1
+  unc=//$CHILD_SERVER/$SHARE_NAME
   for n in $BIGDIR_SIZES; do total=$((total + n)); done
   [[ -n ${BIGDIR_FILLED:-} ]] || {
     # the folders of every size stay until the run ends; their entries take about 64 MB (with

@@ -10,7 +10,7 @@ include "run/series";
 # it ran on a client host whose clock could not be read).
 def clock($n):
   if .["startup.\($n).clock.json"] | type == "object" then .["startup.\($n).clock.json"]
-  elif (setting("CLIENT_HOSTS") // "" | tostring | test("[^[:space:]]")) then null
+  elif client_host_names != [] then null
   else {} end;
 
 # round($n): {round, login_ms, attempts, recovery_s[, error]} of round $n (input: raw files).

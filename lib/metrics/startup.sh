@@ -32,13 +32,9 @@ startup_login_cmd() {
   local -n _c=$1
   local rtt
   STARTUP_PAUSE=0.05
-  if ! clienthosts_on; then
-    _c=("$(child_helper smb-wait-login)") || return 1
-    _c+=(-A "$KIT_CREDENTIALS" -i 10 -t 45 "//$CLIENT_ADDR:445/$SHARE_NAME")
-    return 0
-  fi
-  clienthosts_helper_cmd _c smb-wait-login || return 1
-  _c+=(-i 10 -t 45 "//$CLIENT_HOSTS_SERVER_ADDR:445/$SHARE_NAME")
+  child_client_cmd _c smb-wait-login || return 1
+  _c+=(-i 10 -t 45 "//$CHILD_SERVER/$SHARE_NAME")
+  clienthosts_on || return 0
   STARTUP_PAUSE=1
   clienthosts_clock "${KIT_CLIENT_DIRS%%=*}" >"$RUN_DIR/raw/startup.$2.clock.json" 2>/dev/null || return 0
   rtt=$(jq -r '.rtt_ns' "$RUN_DIR/raw/startup.$2.clock.json") || return 0

@@ -19,6 +19,24 @@ child_helper() {
   return 1
 }
 
+# child_client_cmd VAR HELPER: set the array VAR to the command that runs HELPER, with the test
+# user's credentials, where the metrics of one client run (this machine, or with CLIENT_HOSTS
+# the first client host), and CHILD_SERVER to the server's address:port as that client reaches
+# it (CLIENT_ADDR:445, the redirect's, or CLIENT_HOSTS_SERVER_ADDR:445). 1 (RUN_WHY) when the
+# helper is not there.
+# shellcheck disable=SC2034 # CHILD_SERVER is read by the caller (the metrics of one client)
+child_client_cmd() {
+  local -n _cc=$1
+  if clienthosts_on; then
+    clienthosts_helper_cmd _cc "$2" || return 1
+    CHILD_SERVER=$CLIENT_HOSTS_SERVER_ADDR:445
+  else
+    _cc=("$(child_helper "$2")") || return 1
+    _cc+=(-A "$KIT_CREDENTIALS")
+    CHILD_SERVER=$CLIENT_ADDR:445
+  fi
+}
+
 # child_cg_args: print the cgcpu/pss-sum target options for the service (one word a line): -g
 # its cgroup, else -p its main pid; nothing when it has neither (the helpers then say why). The
 # load helpers take the same options to read the service's CPU over their window (server_cpu).

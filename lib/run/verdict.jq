@@ -10,6 +10,10 @@ include "run/series";
 # setting($k): the value of settings key $k (a number when it reads as one).
 def setting($k): $ENV[$k] | if type == "string" then (tonumber? // .) else . end;
 
+# client_host_names: the hosts CLIENT_HOSTS names, in its order ([] without client hosts); the
+# metrics of one client run from the first (lib/run/child.sh, child_client_cmd).
+def client_host_names: setting("CLIENT_HOSTS") // "" | tostring | [splits("[[:space:]]+") | select(. != "")];
+
 # judge($v; $op; $t): PASS when $v is on the right side of target $t (>= or <=); no value fails.
 def judge($v; $op; $t):
   if $v == null or $t == null then "FAIL"
