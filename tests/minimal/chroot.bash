@@ -200,9 +200,12 @@ check_suite_passed() {
   run grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$R/suite.log"
   assert_success
   [[ $output =~ ^[0-9]+\ passed,\ 0\ failed ]] || {
-    # each failed test with what it printed (its '# ' lines), 40 lines at most a test
-    awk '/^not ok/ { on = 1; n = 0; print; next } /^(ok|not ok) / { on = 0 }
-      on && /^#/ && n++ < 40 { print }' "$R/suite.log"
+    # each failed test with what it printed: its '# ' lines after it and, for a setup_file that
+    # failed, what came before it since the last test (private_kit_start's start.log), 40 lines
+    # at most each
+    awk '/^not ok/ { for (i = 0; i < b; i++) print buf[i]; b = 0; on = 1; n = 0; print; next }
+      /^(ok|not ok) / { on = 0; b = 0; next }
+      on && /^#/ && n++ < 40 { print; next } !on && b < 40 { buf[b++] = "# " $0 }' "$R/suite.log"
     fail "in the chroot: $output"
   }
   run step_status suite
