@@ -45,21 +45,37 @@ def chfio_dir($dirs):
    mb_per_s: ($dirs | map(.bw_bytes // 0) | add / 1048576 | . * 100 | round / 100),
    lat_ms: chfio_lat($dirs)};
 
-# chfio_merge($names): the fio --client JSON -> {client_hosts, merged, fairness, window}; $names
-# maps fio's hostname (the --client address) to the kit's host name.
-def chfio_merge($names):
+# chfio_cpu: one host's job entries -> fio's own CPU there, in the keys of a helper's host line
+# (ch_cpu): client_cpu_s, the CPU seconds of its jobs (getrusage in each job: fio's usr_cpu and
+# sys_cpu are usr_time and sys_time * 100 / total_run_time, and job_runtime is total_run_time,
+# each added over a group's jobs, stat.c), duration_s (the longest direction's runtime),
+# client_cores (per second of it). host_cores is not known (fio sends no core count), and the
+# cifs client's kernel threads on the host are not in it.
+def chfio_cpu:
+  (map(((.usr_cpu // 0) + (.sys_cpu // 0)) / 100 * (.job_runtime // 0) / 1000) | add) as $s
+  | (map([.read.runtime // 0, .write.runtime // 0] | max) | max / 1000) as $d
+  | {client_cpu_s: ($s * 1000 | round / 1000), duration_s: $d,
+     client_cores: (if $d > 0 then $s / $d * 1000 | round / 1000 else null end)};
+
+# chfio_merge($names; $machine): the fio --client JSON -> {client_hosts, merged, fairness,
+# window}; $names maps fio's hostname (the --client address) to the kit's host name, $machine
+# (ch_machine) gives each host's this_machine (absent when not known).
+def chfio_merge($names; $machine):
   [.client_stats[] | select(.jobname != "All clients")] as $jobs
   | ($jobs | group_by(.hostname)) as $by
-  | [$by[] | {host: ($names[.[0].hostname] // .[0].hostname), ok: all(.[]; (.error // 0) == 0),
+  | [$by[] | ($names[.[0].hostname] // .[0].hostname) as $h
+      | {host: $h, this_machine: $machine[$h], ok: all(.[]; (.error // 0) == 0),
       runtime_s: (map([.read.runtime // 0, .write.runtime // 0] | max) | max / 1000),
       read: chfio_dir(map(.read)), write: chfio_dir(map(.write)), errors: (map(.total_err // 0) | add)}
-      | .iops = (.read.iops + .write.iops)] as $hosts
+      + chfio_cpu
+      | .iops = (.read.iops + .write.iops) | with_entries(select(.value != null))] as $hosts
   | {client_hosts: $hosts,
      merged: {ok: all($hosts[]; .ok), hosts: ($hosts | length),
        read: chfio_dir([$jobs[] | .read]), write: chfio_dir([$jobs[] | .write]),
        errors: ($hosts | map(.errors) | add), iops: ($hosts | map(.iops) | add | . * 100 | round / 100)},
      fairness: ($hosts | map(.iops) | ch_fairness("iops")),
      window: "fio has no start barrier across client hosts: each host's rate is over its own job runtime (\($hosts | map(.runtime_s) | min)-\($hosts | map(.runtime_s) | max) s), started as the controller's connection reached it; the merged rate is their sum"};
+def chfio_merge($names): chfio_merge($names; {});
 
 # chfio_fio_dir($dirs): one direction of all hosts' job entries as fio writes one (what
 # lib/run/fio.jq fio_summary reads): counts, bytes and rates added, the longest runtime, lat_ns

@@ -71,13 +71,24 @@ def sv_cpu:
          others: {cores: $o, share: ($o / $n)}, runs: [$s[] | {name, split}]}
     end;
 
-# sv_hosts_of($raw): the evidence list -> the names of its measurements that ran on client hosts
-# (their merged line, raw/NAME.json, has client_hosts: lib/run/clienthosts.jq).
-def sv_hosts_of($raw): [.[] | .name | select(($raw["\(.).json"].client_hosts | type) == "array")];
+# sv_host_lines($raw; $name): measurement $name's host lines when it ran on client hosts (the
+# helpers' merged line raw/NAME.json, lib/run/clienthosts.jq, or fio's raw/NAME.clients.json,
+# lib/run/clienthosts-fio.jq: each has client_hosts[]), else null.
+def sv_host_lines($raw; $name):
+  [$raw["\($name).json"], $raw["\($name).clients.json"] | objects | .client_hosts | arrays] | first;
+
+# sv_host_by($raw; $name): what measured the client CPU in measurement $name's host lines: "the
+# helpers" (their process tree on the host) or "fio" (its jobs' getrusage), null off the hosts.
+def sv_host_by($raw; $name):
+  if [$raw["\($name).json"] | objects | .client_hosts | arrays] != [] then "the helpers"
+  elif [$raw["\($name).clients.json"] | objects | .client_hosts | arrays] != [] then "fio" else null end;
+
+# sv_hosts_of($raw): the evidence list -> the names of its measurements that ran on client hosts.
+def sv_hosts_of($raw): [.[] | .name | select(sv_host_lines($raw; .) != null)];
 
 # sv_client_hosts($raw; $cpu): the evidence list -> details.cpu.client_hosts, null when no
-# measurement ran on client hosts: each host's own CPU, measured there by its helpers (ch_cpu),
-# added up over the measurements: hosts[]{host, this_machine, cpu_s, cores (per second of its
+# measurement ran on client hosts: each host's own CPU, measured there by its helpers (ch_cpu) or
+# by fio (chfio_cpu; by says which), added up over the measurements: hosts[]{host, this_machine, cpu_s, cores (per second of its
 # helpers' runs), host_cores, share (of them)}, cpu_s (all hosts), measured (every host line had
 # it: smb-hold has none); whether the hosts are this machine, a fact start-samba.sh read (each
 # host's kernel boot id against this one's, lib/run/clienthosts.sh clienthosts_machine):
@@ -89,7 +100,8 @@ def sv_hosts_of($raw): [.[] | .name | select(($raw["\(.).json"].client_hosts | t
 # that is this machine) is quoted beside the hosts' own, never the decision; null where this
 # machine's CPU was not measured.
 def sv_client_hosts($raw; $cpu):
-  [.[] | $raw["\(.name).json"] | select(type == "object" and (.client_hosts | type) == "array") | .client_hosts[]] as $e
+  [.[] | sv_host_lines($raw; .name) // empty | .[]] as $e
+  | ([.[] | sv_host_by($raw; .name) // empty] | unique | join(" and ")) as $by
   | if ($e | length) == 0 then null else
       ($e | map(.client_cpu_s) | all(type == "number")) as $measured
       | [$e | group_by(.host)[] | . as $h
@@ -101,7 +113,7 @@ def sv_client_hosts($raw; $cpu):
       | ($hosts | map(.cpu_s) | add) as $all
       | ($hosts | map(.this_machine) | if any(.[]; . == true) then true elif all(.[]; . == false) then false else null end) as $here
       | ($cpu.available == true) as $known
-      | {measured: $measured, hosts: (if $measured then $hosts else [$hosts[] | {host, this_machine}] end),
+      | {measured: $measured, by: $by, hosts: (if $measured then $hosts else [$hosts[] | {host, this_machine}] end),
          cpu_s: (if $measured then $all else null end),
          here_cpu_s: (if $known then $cpu.client.cpu_s else null end), on_this_machine: $here,
          alone: (if $here == true then false elif $here == null or ($known | not) then null
@@ -244,14 +256,14 @@ def sv_hosts_md:
   | (if $h.measured | not then
       "Client hosts (\($h.hosts | map(.host) | join(", "))): their CPU was not measured (their helper does not measure it). "
     else
-      "Client hosts' CPU, measured on each host (the helpers, apart from smbd's): "
+      "Client hosts' CPU, measured on each host (\($h.by // "the helpers"), apart from smbd's): "
       + ([$h.hosts[] | "\(.host) \(.cpu_s | s2) s" + (if .cores == null then ""
            elif .host_cores == null then " (\(.cores | c) cores)" else " (\(.cores | c) of \(.host_cores) cores)" end)] | join(", "))
       + (if ($h.hosts | length) > 1 then "; \($h.cpu_s | s2) s in all" else "" end) + ". "
     end)
   + (if $h.here_cpu_s == null then ""
      else "On this machine the kit's processes used \($cpu.client.cores | c) and other processes \($cpu.others.cores | c) of \($cpu.nproc) cores (the kit's processes \($h.here_cpu_s | s2) s of CPU"
-       + (if $h.measured then ", the client hosts' helpers \($h.cpu_s | s2) s" else "" end) + "). " end)
+       + (if $h.measured then ", the client hosts' \(if $h.by == "fio" then "fio" else "helpers" end) \($h.cpu_s | s2) s" else "" end) + "). " end)
   + if $h.on_this_machine == true then
       [$h.hosts[] | select(.this_machine == true)] as $here
       | "The server did not have the machine to itself: "

@@ -80,6 +80,9 @@ CH_METRICS='randread:read randwrite:write'
       (.fairness.hosts == 2 and .fairness.jain > 0 and .fairness.jain <= 1), (.merged[$d].lat_ms.p99 >= .merged[$d].lat_ms.p50)] | @tsv' \
       "$RAW/$m.clients.json"
     assert_output "$hosts"$'\ttrue\ttrue\ttrue\ttrue\ttrue'
+    # each host's fio CPU, measured there (its jobs' getrusage), in the metric's CPU details
+    run jq -r '.details.cpu.client_hosts | [.measured, .by, (.hosts | length), all(.hosts[]; .cpu_s > 0)] | @tsv' "$OUT/run/metrics/$m.json"
+    assert_output $'true\tfio\t2\ttrue'
     # shown, not judged: how alike the hosts were served (a real finding, not the kit's check)
     jq -r --arg m "$m" --arg d "$d" '"# \($m): " + ([.client_hosts[] | "\(.host) \(.[$d].ios) ios in \(.runtime_s) s"] | join(", ")) + "; Jain \(.fairness.jain)"' \
       "$RAW/$m.clients.json" >&3

@@ -108,3 +108,23 @@ login_section() {
   assert_output --partial "The server did not have the machine to itself: the client hosts are other machines (another kernel boot id), but the kit's processes here and other processes together used 57 % of it"
   refute_output --partial "are this machine"
 }
+
+@test "fio through the client hosts' fio servers: each host's CPU is fio's own there (raw/NAME.clients.json), said as fio's" {
+  local src=$BATS_TEST_TMPDIR/src fix=$KIT_ROOT/tests/fixtures dir=$BATS_TEST_TMPDIR/run
+  mkdir -p "$src/raw"
+  cp "$fix/charts-run/settings.env" "$fix/charts-run/system.json" "$src/"
+  cp "$fix/charts-run/raw/randread.evidence.json" "$src/raw/"
+  # fio 3.33's --client output of two hosts, reshaped as chfio_run does (lib/run/clienthosts-fio-run.sh)
+  jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; include "run/clienthosts";
+    chfio_merge({"127.0.0.61": "ws1", "127.0.0.62": "ws2"}; "ws1=other ws2=other" | ch_machine)' \
+    "$fix/fio-clients/randread.json" >"$src/raw/randread.clients.json"
+  jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_json' "$fix/fio-clients/randread.json" >"$src/raw/randread.fio.json"
+  run_folder_make "$src" "$dir" randread
+  run jq -c '.metrics[] | select(.metric == "randread") | .details.cpu.client_hosts
+    | [.measured, .by, .cpu_s, .on_this_machine, (.hosts | map([.host, .this_machine, .cpu_s, .host_cores]))]' "$dir/results.json"
+  assert_output '[true,"fio",0.929,false,[["ws1",false,0.475,null],["ws2",false,0.454,null]]]'
+  run awk '/^## .*\(`randread`\)/ { on = 1; print; next } /^## / { on = 0 } on' "$dir/report.md"
+  assert_output --partial "- Client hosts' CPU, measured on each host (fio, apart from smbd's): ws1 0.48 s (0.237 cores), ws2 0.45 s (0.227 cores); 0.93 s in all."
+  refute_output --partial "the client hosts' helpers"
+  refute_output --partial "(the helpers, apart"
+}

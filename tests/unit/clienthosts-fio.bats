@@ -61,3 +61,17 @@ merge() {
   run jq -r '.merged.read.lat_ms.p50 != ((.client_hosts | map(.read.lat_ms.p50) | add) / 2 | . * 10000 | round / 10000)' <<<"$m"
   assert_output true
 }
+
+@test "fio clients: each host's fio CPU is its jobs' (usr + sys) % of job_runtime, and adds up to fio's own 'All clients' sum" {
+  local m
+  m=$(jq -c -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; include "run/clienthosts";
+    chfio_merge({"127.0.0.61": "ws1", "127.0.0.62": "ws2"}; "ws1=other ws2=unknown" | ch_machine)' "$FIX")
+  # fio 3.33 on 127.0.0.61: usr 1.95 % + sys 21.8 % of 2000 ms; 127.0.0.62: 1.5 % + 21.2 %
+  run jq -c '[.client_hosts[] | [.host, .this_machine, .client_cpu_s, .duration_s, .client_cores, .host_cores]]' <<<"$m"
+  assert_output '[["ws1",false,0.475,2.001,0.237,null],["ws2",null,0.454,2.001,0.227,null]]'
+  # the second instrument: fio's 'All clients' entry adds the hosts' usr and sys times (and
+  # their job runtimes), so its CPU seconds are the hosts' sum
+  run jq -r --argjson m "$m" '.client_stats[] | select(.jobname == "All clients")
+    | ((.usr_cpu + .sys_cpu) / 100 * .job_runtime / 1000 * 1000 | round / 1000) == ($m.client_hosts | map(.client_cpu_s) | add)' "$FIX"
+  assert_output true
+}
