@@ -85,7 +85,7 @@ chfio_reshape() {
   local in=$RUN_DIR/raw/$1.clients-fio.out
   jq -e '.client_stats | length > 0' "$in" >/dev/null 2>&1 || return 0
   jq -L "$KIT_ROOT/lib" --argjson n "$2" --arg m "${KIT_CLIENT_MACHINE:-}" \
-    'include "run/clienthosts-fio"; chfio_merge($n; $m | ch_machine)' "$in" \
+    'include "run/clienthosts-fio"; include "run/clienthosts"; chfio_merge($n; $m | ch_machine)' "$in" \
     >"$RUN_DIR/raw/$1.clients.json" || rm -f "$RUN_DIR/raw/$1.clients.json"
   jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_json' "$in" \
     >"$RUN_DIR/raw/$1.fio.json" || rm -f "$RUN_DIR/raw/$1.fio.json"

@@ -83,6 +83,18 @@ fio_json() { jq -L "$KIT_ROOT/lib" 'include "run/clienthosts-fio"; chfio_fio_jso
   assert_output "[30906,127,61842,0.058624,4865,true,$busy,0,2.001,0]"
 }
 
+@test "reshaped by chfio_reshape: raw/NAME.clients.json and raw/NAME.fio.json, each host's this_machine from the state" {
+  RUN_DIR=$BATS_TEST_TMPDIR/run KIT_CLIENT_MACHINE='ws1=other ws2=this'
+  mkdir -p "$RUN_DIR/raw"
+  cp "$FIX" "$RUN_DIR/raw/randread.clients-fio.out"
+  chfio_reshape randread '{"127.0.0.61":"ws1","127.0.0.62":"ws2"}'
+  # (a jq program that named a def of a module it did not include left no clients.json)
+  run jq -c '[.client_hosts[] | [.host, .this_machine, .client_cpu_s]]' "$RUN_DIR/raw/randread.clients.json"
+  assert_output '[["ws1",false,0.475],["ws2",true,0.454]]'
+  run jq -c '.jobs[0].read.total_ios' "$RUN_DIR/raw/randread.fio.json"
+  assert_output 61842
+}
+
 @test "reshaped: a host's failed requests and error reach the summary" {
   jq '(.client_stats[] | select(.hostname == "127.0.0.62" and .jobname != "All clients")) |= (.total_err = 7 | .error = 5 | .first_error = 5)' \
     "$FIX" >"$BATS_TEST_TMPDIR/err.json"
